@@ -1,0 +1,1 @@
+"""Agents: the one tool-using loop, the manager, the retriever and the primary agent."""

@@ -1,0 +1,153 @@
+"""Sandboxes: where agents' bash commands run.
+
+One Protocol, three backends (one module each): ``docker``, ``bwrap`` and
+``local``. A sandbox shows a workspace in one of two views: ``read`` (the
+retriever: everything read-only) or ``write`` (the manager: notes and index
+writable, ``raw/`` read-only). Every command has a timeout, an output cap and
+an environment without the host's secrets.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from horma.sandbox.shell import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, ExecResult
+
+__all__ = [
+    "BACKENDS",
+    "require_isolation",
+    "BackendStatus",
+    "ExecResult",
+    "Limits",
+    "Sandbox",
+    "SandboxError",
+    "View",
+    "check_backends",
+    "open_sandbox",
+    "safe_env",
+]
+
+BACKENDS = ("docker", "bwrap", "local")
+
+
+class SandboxError(Exception):
+    """A sandbox could not be started or a request was refused; worded for the user."""
+
+
+class View(str, Enum):
+    READ = "read"
+    WRITE = "write"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-session resource limits, applied by the backends that can enforce them."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    output_cap: int = DEFAULT_OUTPUT_CAP
+    memory_mb: int = 512
+    pids: int = 128
+    cpu_seconds: int = 60
+    file_mb: int = 64
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """A persistent shell over a workspace view."""
+
+    backend: str
+    view: View
+    workspace: Path
+    isolated: bool  # False only for ``local``: LLM agents refuse it unless told otherwise
+
+    def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        """Run ``command`` with bash; cwd persists between calls."""
+        ...
+
+    def close(self) -> None:
+        """End the session and every process it started."""
+        ...
+
+    def __enter__(self) -> "Sandbox": ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+@dataclass(frozen=True)
+class BackendStatus:
+    name: str
+    available: bool
+    reason: str
+
+
+_SAFE_ENV_KEYS = ("LANG", "LC_ALL", "TZ")
+
+
+def safe_env(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment a sandboxed shell gets: nothing inherited but locale and TZ."""
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TERM": "dumb",
+        "LANG": "C.UTF-8",
+        "PS1": "",
+        "HISTFILE": "/dev/null",
+    }
+    for key in _SAFE_ENV_KEYS:
+        if key in os.environ and key != "LANG":
+            env[key] = os.environ[key]
+    env.update(extra or {})
+    return env
+
+
+def check_backends() -> list[BackendStatus]:
+    """Which backends can start here, and why not where they cannot."""
+    from horma.sandbox import bwrap, docker, local
+
+    return [docker.status(), bwrap.status(), local.status()]
+
+
+def open_sandbox(
+    workspace: str | os.PathLike[str],
+    backend: str = "auto",
+    view: View | str = View.READ,
+    *,
+    limits: Limits | None = None,
+) -> Sandbox:
+    """Open a sandbox session; ``auto`` picks docker, then bwrap, then local.
+
+    ``local`` has no isolation (``isolated`` is False): the LLM agent loop
+    refuses it unless its caller passes an explicit unsafe flag.
+    """
+    from horma.sandbox import bwrap, docker, local
+
+    view = View(view)
+    limits = limits or Limits()
+    ws = Path(workspace).resolve()
+    if not ws.is_dir():
+        raise SandboxError(f"{workspace}: workspace directory does not exist")
+    modules = {"docker": docker, "bwrap": bwrap, "local": local}
+    if backend == "auto":
+        for name in ("docker", "bwrap"):
+            if modules[name].status().available:
+                return modules[name].open(ws, view, limits)
+        return local.open(ws, view, limits)
+    if backend not in modules:
+        raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")
+    st = modules[backend].status()
+    if not st.available:
+        raise SandboxError(f"sandbox backend {backend} is not available: {st.reason}")
+    return modules[backend].open(ws, view, limits)
+
+
+def require_isolation(sandbox: Sandbox, allow_unsafe_local: bool) -> None:
+    """Refuse to let an LLM drive a sandbox without isolation unless the user said so."""
+    if not sandbox.isolated and not allow_unsafe_local:
+        raise SandboxError(
+            f"refusing to run an LLM agent in the {sandbox.backend} sandbox (no isolation): "
+            "use --backend docker or bwrap, or pass --unsafe-local"
+        )

@@ -1,0 +1,61 @@
+"""What the three backends share: a persistent shell, restarted after a timeout in the same cwd."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from horma.sandbox.shell import ExecResult, PersistentShell
+
+
+class ShellSandbox:
+    """Base of every backend; a subclass supplies the shell and how to kill what it left."""
+
+    backend = "base"
+    isolated = True
+
+    def __init__(self, workspace: Path, view, limits, shell: PersistentShell, home: str):
+        self.workspace = workspace
+        self.view = view
+        self.limits = limits
+        self.shell = shell
+        self.home = home  # the workspace root as the shell sees it
+        self._closed = False
+
+    def exec(self, command: str, timeout: float | None = None) -> ExecResult:
+        if self._closed:
+            raise RuntimeError("sandbox session is closed")
+        last_pwd = self.shell.pwd
+        if not self.shell.alive:
+            self._restart(last_pwd)
+        result = self.shell.run(command, timeout if timeout is not None else self.limits.timeout)
+        if not self.shell.alive:
+            self._cleanup()
+            self.shell.pwd = last_pwd if result.timed_out else self.shell.pwd
+        return result
+
+    def _restart(self, pwd: str | None) -> None:
+        self.shell.start()
+        if pwd and pwd != self.home:
+            self.shell.run(f"cd {shlex.quote(pwd)}", self.limits.timeout)
+
+    def _cleanup(self) -> None:
+        """Kill whatever the session left behind (background jobs)."""
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.shell.kill()
+            self._cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # a forgotten session must not leave processes behind
+        try:
+            self.close()
+        except Exception:
+            pass

@@ -1,0 +1,37 @@
+"""The ``local`` backend: a plain persistent bash in the workspace, no isolation.
+
+Fine for code the project drives itself (heuristic agents, tests, the demo on
+a machine without docker or bubblewrap); LLM agents refuse it unless the user
+passes an explicit unsafe flag. The view is not enforced here.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from horma.sandbox import BackendStatus, Limits, View, safe_env
+from horma.sandbox.base import ShellSandbox
+from horma.sandbox.shell import PersistentShell
+from horma.resources import SANDBOX_BIN
+
+
+class LocalSandbox(ShellSandbox):
+    backend = "local"
+    isolated = False
+
+
+def status() -> BackendStatus:
+    if shutil.which("bash") is None:
+        return BackendStatus("local", False, "bash not found")
+    return BackendStatus("local", True, "plain bash in the workspace: no isolation")
+
+
+def open(workspace: Path, view: View, limits: Limits) -> LocalSandbox:
+    env = safe_env(str(workspace))
+    env["PATH"] = f"{SANDBOX_BIN}:{env['PATH']}"
+    shell = PersistentShell(
+        ["bash", "--noprofile", "--norc"], env=env, cwd=str(workspace), output_cap=limits.output_cap
+    )
+    shell.start()
+    return LocalSandbox(workspace, view, limits, shell, home=str(workspace))

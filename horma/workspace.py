@@ -1,0 +1,373 @@
+"""The workspace: the file tree that is the agent's memory.
+
+Layout (see DESIGN.md):
+
+- ``raw/<timestamp>__<slug>/units.log``: the raw archive, written by code only,
+  append-only, one self-describing line per unit
+  (``D3:7 | 2023-05-08 13:56 | Caroline: I went to the support group``).
+- ``notes/``: markdown notes with YAML front matter, written by the manager.
+- ``INDEX.md``: what is where.
+- ``.horma/``: metadata (layout version, writer lock, trajectories, logs).
+
+The raw files are the source of truth for which units exist: the set of
+archived unit ids is derived from them, so there is no second manifest that a
+crash could leave out of step.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from filelock import FileLock, Timeout
+
+LAYOUT_VERSION = 1
+RAW_DIR = "raw"
+NOTES_DIR = "notes"
+META_DIR = ".horma"
+INDEX_FILE = "INDEX.md"
+UNITS_FILE = "units.log"
+SEP = " | "
+
+DEFAULT_INDEX = """# INDEX
+
+- `raw/` the exact archive: one folder per session or episode segment, one line per unit
+  (`ID | time | actor: text`). Written by code, never edited.
+- `notes/` notes written by the memory manager, each with `sources:` back to raw lines.
+"""
+
+
+class WorkspaceError(Exception):
+    """A problem with a workspace or its files, worded for the user."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One source unit: a dialogue turn, an environment step, a log line.
+
+    ``id`` is the unit's id in its source (a LoCoMo dia_id, a LongMemEval
+    session/turn, an ALFWorld step) and is what evidence and provenance are
+    measured in.
+    """
+
+    id: str
+    time: str
+    actor: str
+    text: str
+
+    def line(self) -> str:
+        """The unit as one greppable raw line."""
+        text = " ".join(self.text.split())
+        actor = " ".join(self.actor.split()) or "-"
+        return f"{self.id}{SEP}{self.time}{SEP}{actor}: {text}"
+
+
+@dataclass(frozen=True)
+class RawLine:
+    """A unit as read back from the archive, with where it lives."""
+
+    path: str  # workspace-relative path of the units file
+    lineno: int  # 1-based
+    unit: Unit
+
+
+def parse_raw_line(line: str) -> Unit | None:
+    """Parse ``ID | time | actor: text``; None for lines that are not units."""
+    parts = line.rstrip("\n").split(SEP, 2)
+    if len(parts) != 3:
+        return None
+    uid, time, rest = parts
+    actor, colon, text = rest.partition(": ")
+    if not colon:
+        actor, text = "", rest
+    return Unit(id=uid.strip(), time=time.strip(), actor=actor, text=text)
+
+
+def slugify(text: str, max_len: int = 48) -> str:
+    """A filesystem-safe, readable slug."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:max_len].strip("-") or "segment"
+
+
+def timestamp_dirname(time: str) -> str:
+    """``2023-05-08 13:56`` -> ``2023-05-08T13-56``: ISO order, no colons in paths."""
+    t = time.strip().replace(" ", "T").replace(":", "-")
+    return re.sub(r"[^0-9A-Za-z\-T]", "", t) or "undated"
+
+
+@dataclass
+class Note:
+    """A note: YAML front matter (title, time, sources, links) and a markdown body."""
+
+    path: str
+    title: str
+    body: str
+    time: str | None = None
+    sources: list[dict] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    def render(self) -> str:
+        meta: dict = {"title": self.title}
+        if self.time:
+            meta["time"] = self.time
+        meta["sources"] = [
+            {"path": s["path"], "units": list(s.get("units", []))} for s in self.sources
+        ]
+        meta["links"] = list(self.links)
+        meta.update(self.extra)
+        front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
+        return f"---\n{front}---\n{self.body.rstrip()}\n"
+
+
+def parse_note(path: str, text: str) -> Note:
+    """Parse a note's front matter; a malformed one raises a WorkspaceError naming the file."""
+    if not text.startswith("---\n"):
+        raise WorkspaceError(f"{path}: note has no YAML front matter (must start with '---')")
+    end = text.find("\n---", 4)
+    if end < 0:
+        raise WorkspaceError(f"{path}: front matter is not closed with '---'")
+    try:
+        meta = yaml.safe_load(text[4:end]) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark else ""
+        raise WorkspaceError(f"{path}: malformed YAML front matter{where}") from exc
+    if not isinstance(meta, dict):
+        raise WorkspaceError(f"{path}: front matter must be a mapping, got {type(meta).__name__}")
+    if not isinstance(meta.get("title"), str) or not meta["title"].strip():
+        raise WorkspaceError(f"{path}: front matter needs a non-empty 'title'")
+    sources = meta.get("sources") or []
+    if not isinstance(sources, list) or not all(
+        isinstance(s, dict) and isinstance(s.get("path"), str) for s in sources
+    ):
+        raise WorkspaceError(f"{path}: 'sources' must be a list of {{path, units}} mappings")
+    links = meta.get("links") or []
+    if not isinstance(links, list):
+        raise WorkspaceError(f"{path}: 'links' must be a list of note paths")
+    body = text[end + 4 :].lstrip("-").lstrip("\n")
+    extra = {k: v for k, v in meta.items() if k not in {"title", "time", "sources", "links"}}
+    time = meta.get("time")
+    return Note(
+        path=path,
+        title=meta["title"],
+        body=body,
+        time=str(time) if time is not None else None,
+        sources=[{"path": s["path"], "units": [str(u) for u in s.get("units") or []]} for s in sources],
+        links=[str(x) for x in links],
+        extra=extra,
+    )
+
+
+_REF_TOKEN = re.compile(r"[\w:.\-/#]+")
+
+
+def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
+    """Write via a temp file in the same folder and rename: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class Workspace:
+    """A memory workspace on disk.
+
+    Writers take ``.horma/write.lock`` (see :meth:`writer`); readers never
+    lock, because every write is a rename of a complete file.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]):
+        self.root = Path(root).resolve()
+        self._ids: set[str] | None = None
+
+    # -- layout ---------------------------------------------------------------
+    @classmethod
+    def init(cls, root: str | os.PathLike[str]) -> "Workspace":
+        """Create an empty workspace (or return the existing one unchanged)."""
+        path = Path(root)
+        if path.exists() and not path.is_dir():
+            raise WorkspaceError(f"{path}: exists and is not a directory")
+        if path.is_dir() and any(path.iterdir()) and not (path / META_DIR).is_dir():
+            raise WorkspaceError(f"{path}: directory is not empty and is not a horma workspace")
+        ws = cls(path)
+        for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
+            (ws.root / sub).mkdir(parents=True, exist_ok=True)
+        meta = ws.root / META_DIR / "workspace.yaml"
+        if not meta.exists():
+            atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
+        if not (ws.root / INDEX_FILE).exists():
+            atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
+        return ws
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str]) -> "Workspace":
+        """Open an existing workspace; a clear error if it is not one."""
+        ws = cls(root)
+        if not (ws.root / META_DIR / "workspace.yaml").is_file():
+            raise WorkspaceError(f"{root}: not a horma workspace (run `horma init {root}` first)")
+        return ws
+
+    @property
+    def meta(self) -> Path:
+        return self.root / META_DIR
+
+    @property
+    def trajectories(self) -> Path:
+        return self.meta / "trajectories"
+
+    def resolve(self, rel: str) -> Path:
+        """A workspace-relative path as an absolute one; refuses paths that leave the workspace."""
+        p = (self.root / rel.lstrip("/")).resolve()
+        if p != self.root and self.root not in p.parents:
+            raise WorkspaceError(f"{rel}: path leaves the workspace")
+        return p
+
+    def rel(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix()
+
+    @contextmanager
+    def writer(self, timeout: float = 30.0) -> Iterator[None]:
+        """Hold the writer lock so two processes never interleave writes."""
+        self.meta.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.meta / "write.lock"))
+        try:
+            lock.acquire(timeout=timeout)
+        except Timeout as exc:
+            raise WorkspaceError(
+                f"{self.root}: another process is writing to this workspace (lock held > {timeout:.0f}s)"
+            ) from exc
+        try:
+            self._ids = None  # another writer may have archived since we last looked
+            yield
+        finally:
+            lock.release()
+
+    # -- raw archive ----------------------------------------------------------
+    def raw_files(self) -> list[Path]:
+        """Units files in archive order (segment folders sort by timestamp)."""
+        return sorted((self.root / RAW_DIR).glob(f"*/{UNITS_FILE}"))
+
+    def iter_raw(self) -> Iterator[RawLine]:
+        for f in self.raw_files():
+            rel = self.rel(f)
+            with f.open(encoding="utf-8") as fh:
+                for i, line in enumerate(fh, 1):
+                    unit = parse_raw_line(line)
+                    if unit is not None:
+                        yield RawLine(rel, i, unit)
+
+    def unit_ids(self) -> set[str]:
+        if self._ids is None:
+            self._ids = {r.unit.id for r in self.iter_raw()}
+        return self._ids
+
+    def archive(self, units: Iterable[Unit], slug: str, time: str | None = None) -> str | None:
+        """Archive units not yet archived into a new segment; return its path or None.
+
+        Idempotent by unit id; atomic (the units file appears complete or not at
+        all), so an ingest killed at any point and re-run archives every unit
+        exactly once. Callers hold :meth:`writer`.
+        """
+        known = self.unit_ids()
+        new: list[Unit] = []
+        seen: set[str] = set()
+        for u in units:
+            if not u.id or SEP.strip() in u.id or any(c.isspace() for c in u.id):
+                raise WorkspaceError(f"unit id {u.id!r} is empty or contains whitespace or '|'")
+            if u.id in known or u.id in seen:
+                continue
+            seen.add(u.id)
+            new.append(u)
+        if not new:
+            return None
+        stamp = timestamp_dirname(time or new[0].time)
+        base = f"{stamp}__{slugify(slug)}"
+        seg = self.root / RAW_DIR / base
+        n = 2
+        while (seg / UNITS_FILE).exists():
+            seg = self.root / RAW_DIR / f"{base}-{n}"
+            n += 1
+        seg.mkdir(parents=True, exist_ok=True)
+        atomic_write(seg / UNITS_FILE, "".join(u.line() + "\n" for u in new), mode=0o444)
+        known.update(u.id for u in new)
+        return self.rel(seg / UNITS_FILE)
+
+    # -- notes ----------------------------------------------------------------
+    def note_files(self) -> list[Path]:
+        return sorted((self.root / NOTES_DIR).rglob("*.md"))
+
+    def read_note(self, rel: str) -> Note:
+        p = self.resolve(rel)
+        if not p.is_file():
+            raise WorkspaceError(f"{rel}: no such note")
+        return parse_note(rel, p.read_text(encoding="utf-8"))
+
+    def write_note(self, note: Note) -> None:
+        """Write a note atomically (callers hold :meth:`writer`)."""
+        p = self.resolve(note.path)
+        if self.root / NOTES_DIR not in p.parents:
+            raise WorkspaceError(f"{note.path}: notes live under {NOTES_DIR}/")
+        atomic_write(p, note.render())
+
+    def write_index(self, text: str) -> None:
+        atomic_write(self.root / INDEX_FILE, text)
+
+    # -- provenance -----------------------------------------------------------
+    def refs_in(self, text: str) -> list[str]:
+        """Unit ids cited in a piece of text, in order of first mention."""
+        known = self.unit_ids()
+        out: list[str] = []
+        for tok in _REF_TOKEN.findall(text):
+            for cand in (tok, tok.strip(".:-/#")):
+                if cand in known and cand not in out:
+                    out.append(cand)
+                    break
+        return out
+
+    def provenance(self, rel: str, start: int = 1, end: int | None = None) -> list[str]:
+        """Which unit ids lines ``start..end`` (1-based, inclusive) of a file cover.
+
+        A raw line covers its own unit; a note line covers the unit ids it cites.
+        """
+        p = self.resolve(rel)
+        if not p.is_file():
+            raise WorkspaceError(f"{rel}: no such file")
+        lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
+        end = len(lines) if end is None else min(end, len(lines))
+        if start < 1 or start > max(end, 1):
+            raise WorkspaceError(f"{rel}: bad line range {start}-{end}")
+        chunk = lines[start - 1 : end]
+        if rel.startswith(f"{RAW_DIR}/"):
+            ids = []
+            for line in chunk:
+                unit = parse_raw_line(line)
+                if unit is not None:
+                    ids.append(unit.id)
+            return ids
+        return self.refs_in("\n".join(chunk))
+
+    def raw_lines_for(self, unit_ids: Iterable[str]) -> list[RawLine]:
+        """The raw lines of the given units, in archive order (for `show --follow`)."""
+        wanted = set(unit_ids)
+        return [r for r in self.iter_raw() if r.unit.id in wanted]
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

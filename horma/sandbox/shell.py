@@ -130,6 +130,7 @@ class PersistentShell:
         fd = self.proc.stdout.fileno()
         deadline = t0 + timeout
         match = None
+        eof = False
         while match is None:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -139,12 +140,13 @@ class PersistentShell:
                 continue
             chunk = os.read(fd, 65536)
             if not chunk:  # the shell died (exit, or killed by a limit)
+                eof = True
                 break
             cap.feed(chunk)
             match = cap.done()
         elapsed = (time.monotonic() - t0) * 1000
         if match is None:
-            timed_out = self.alive
+            timed_out = not eof
             self.kill()
             out = self._render(cap, None)
             note = f"[timed out after {timeout:g}s]" if timed_out else "[sandbox shell exited]"

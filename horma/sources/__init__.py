@@ -1,0 +1,28 @@
+"""Sources: loaders that turn a dataset or a log into segments of units.
+
+A segment is what the manager archives as one raw folder (a dialogue session,
+an episode segment, a day of a log). Loaders validate everything before the
+caller touches a workspace, so a bad file changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from horma.workspace import Unit
+
+
+class SourceError(Exception):
+    """A dataset file the user gave is malformed; the message names the file and the place."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One session or episode segment: archived as one ``raw/<time>__<slug>/`` folder."""
+
+    slug: str
+    time: str
+    units: tuple[Unit, ...]
+
+
+__all__ = ["Segment", "SourceError"]

@@ -6,7 +6,8 @@ context. See README.md for the architecture.
 """
 
 from horma.workspace import Note, Unit, Workspace, WorkspaceError
+from horma.memory import Memory
 
 __version__ = "0.1.0"
 
-__all__ = ["Note", "Unit", "Workspace", "WorkspaceError", "__version__"]
+__all__ = ["Memory", "Note", "Unit", "Workspace", "WorkspaceError", "__version__"]

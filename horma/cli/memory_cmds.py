@@ -1,7 +1,452 @@
-"""CLI commands (not written yet)."""
+"""`horma ingest`, `recall`, `ask`, `demo`, `trace`: fill a memory, read it, replay what agents did.
+
+Every input is validated before a workspace is created or touched, so bad
+input ends with one error line and leaves the disk as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from horma.agents.manager import POLICIES as MANAGER_POLICIES
+from horma.agents.retriever import POLICIES as RETRIEVER_POLICIES
+from horma.agents.retriever import Recall, check_query
+from horma.agents.trajectory import read_trajectory
+from horma.cli.common import console, err_console, fail, user_errors
+from horma.memory import Memory
+from horma.resources import EXAMPLES
+from horma.sources import Segment, SourceError
+from horma.workspace import Workspace, WorkspaceError
+
+DEMO_CONVERSATION = EXAMPLES / "demo_conversation.jsonl"
+DEMO_QUERIES = (
+    "When did Priya adopt her cat, and what is its name?",
+    "What does Tomás sell at the farmers market, and since when?",
+    "Where is Jun travelling in June, and why?",
+)
+NO_LLM = "no LLM given: pass --llm SPEC (e.g. anthropic:claude-sonnet-4-5) to get an answer; showing the context only"
+
+ingest_app = typer.Typer(help="Archive a dataset into workspaces and organize notes.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    app.add_typer(ingest_app, name="ingest")
+    app.command("recall")(recall)
+    app.command("ask")(ask)
+    app.command("demo")(demo)
+    app.command("trace")(trace)
+
+
+# -- shared checks -------------------------------------------------------------
+def _errors():
+    from horma.bench.locomo import DatasetError
+    from horma.llm import LLMError
+    from horma.prompts import PromptError
+
+    return user_errors(SourceError, DatasetError, LLMError, PromptError)
+
+
+def effective_backend(backend: str) -> str:
+    """The backend ``auto`` resolves to, or the named one if it can start here; else one error line."""
+    from horma.sandbox import BACKENDS, SandboxError, check_backends
+
+    if backend != "auto" and backend not in BACKENDS:
+        raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")
+    status = {s.name: s for s in check_backends()}
+    if backend == "auto":
+        return next((n for n in ("docker", "bwrap") if status[n].available), "local")
+    if not status[backend].available:
+        raise SandboxError(f"sandbox backend {backend} is not available: {status[backend].reason}")
+    return backend
+
+
+def check_policy(kind: str, policy: str, choices: tuple[str, ...], llm: str | None, backend: str,
+                 unsafe_local: bool) -> None:
+    """Refuse an unknown policy, an llm policy without --llm, or an LLM in an unisolated sandbox."""
+    if policy not in choices:
+        raise WorkspaceError(f"unknown {kind} {policy!r}; choose one of {', '.join(choices)}")
+    if policy == "llm":
+        if not llm:
+            raise WorkspaceError(f"--{kind} llm needs --llm SPEC (e.g. anthropic:claude-sonnet-4-5)")
+        if backend == "local" and not unsafe_local:
+            raise WorkspaceError(
+                f"refusing to run an LLM {kind} in the local sandbox (no isolation): "
+                "use --backend docker or bwrap, or pass --unsafe-local"
+            )
+
+
+def make_llm_or_none(spec: str | None):
+    if not spec:
+        return None
+    from horma.llm import make_llm
+
+    return make_llm(spec)
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console)
+
+
+@dataclass
+class IngestTotals:
+    units: int = 0
+    archived: int = 0
+    skipped: int = 0
+    segments: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        rate = self.units / self.seconds if self.seconds else 0.0
+        return {"units": self.units, "archived": self.archived, "skipped": self.skipped,
+                "segments": self.segments, "seconds": round(self.seconds, 3), "units_per_s": round(rate, 1)}
+
+
+def ingest_segments(mem: Memory, segments: list[Segment], source: str, progress: Progress, label: str,
+                    totals: IngestTotals) -> None:
+    """Record each segment in order, advancing one bar by units."""
+    task = progress.add_task(label, total=sum(len(s.units) for s in segments), rate="")
+    t0 = time.perf_counter()
+    for seg in segments:
+        res = mem.record(seg.units, slug=seg.slug, time=seg.time, source=source)
+        totals.units += len(seg.units)
+        totals.archived += res.archived
+        totals.skipped += res.skipped
+        totals.segments += 1 if res.segment else 0
+        done = progress.tasks[task].completed + len(seg.units)
+        rate = done / max(time.perf_counter() - t0, 1e-9)
+        progress.update(task, advance=len(seg.units), rate=f"{rate:,.0f} units/s")
+    totals.seconds += time.perf_counter() - t0
+
+
+def _print_totals(totals: IngestTotals, where: str, json_out: bool) -> None:
+    if json_out:
+        console.print_json(json.dumps({"workspace": where, **totals.as_dict()}))
+        return
+    d = totals.as_dict()
+    console.print(
+        f"archived {d['archived']} new units in {d['segments']} segments "
+        f"({d['skipped']} already there) into {escape(where)} at {d['units_per_s']:,.0f} units/s",
+        highlight=False,
+    )
+
+
+_MANAGER_OPT = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm.")
+_LLM_OPT = typer.Option(None, "--llm", help="Model spec, e.g. anthropic:claude-sonnet-4-5 or openai:gpt-4o-mini.")
+_BACKEND_OPT = typer.Option("auto", "--backend", "-b", help="Sandbox: auto, docker, bwrap or local.")
+_UNSAFE_OPT = typer.Option(False, "--unsafe-local", help="Let an LLM agent run in the local sandbox (no isolation).")
+_JSON_OPT = typer.Option(False, "--json", help="Print one JSON object instead of text.")
+
+
+# -- ingest --------------------------------------------------------------------
+@ingest_app.command("locomo")
+def ingest_locomo(
+    path: Path = typer.Argument(..., help="A LoCoMo file (locomo10.json format)."),
+    workspace: Path = typer.Option(..., "--workspace", "-w", help="Folder holding one workspace per conversation."),
+    sample: list[str] = typer.Option([], "--sample", "-s", help="Only these sample ids (repeatable)."),
+    manager: str = _MANAGER_OPT,
+    llm: str | None = _LLM_OPT,
+    backend: str = _BACKEND_OPT,
+    domain: str = typer.Option("locomo", "--domain", help="Skill domain for the manager's policy."),
+    unsafe_local: bool = _UNSAFE_OPT,
+    json_out: bool = _JSON_OPT,
+) -> None:
+    """Build one workspace per LoCoMo conversation under WORKSPACE/<sample_id>/.
+
+    Session dates come from session_<n>_date_time; image turns keep their
+    caption. Re-running adds nothing new; a killed run re-run completes.
+
+    Example: [bold]horma ingest locomo data/locomo10.json --workspace ./ws --sample conv-26[/]
+    """
+    from horma.bench.locomo import load_locomo
+
+    with _errors():
+        convs = load_locomo(path)
+        if sample:
+            known = {c.sample_id for c in convs}
+            unknown = [s for s in sample if s not in known]
+            if unknown:
+                fail(f"{path}: no sample {unknown[0]!r} (samples: {', '.join(sorted(known))})")
+            convs = [c for c in convs if c.sample_id in set(sample)]
+        if workspace.exists() and not workspace.is_dir():
+            fail(f"{workspace}: exists and is not a directory")
+        box = effective_backend(backend)
+        check_policy("manager", manager, MANAGER_POLICIES, llm, box, unsafe_local)
+        model = make_llm_or_none(llm)
+        for conv in convs:  # refuse a non-workspace folder in the way before writing any
+            target = workspace / conv.sample_id
+            if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
+                fail(f"{target}: exists and is not a horma workspace")
+        totals = IngestTotals()
+        with _progress() as progress:
+            for conv in convs:
+                segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
+                with Memory(workspace / conv.sample_id, manager=manager, sandbox=box, llm=model, domain=domain,
+                            allow_unsafe_local=unsafe_local) as mem:
+                    ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
+    _print_totals(totals, str(workspace), json_out)
+
+
+@ingest_app.command("jsonl")
+def ingest_jsonl(
+    path: Path = typer.Argument(..., help='Units as JSON lines: {"id", "time", "actor", "text"} (+ optional "session").'),
+    workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
+    manager: str = _MANAGER_OPT,
+    llm: str | None = _LLM_OPT,
+    backend: str = _BACKEND_OPT,
+    domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
+    unsafe_local: bool = _UNSAFE_OPT,
+    json_out: bool = _JSON_OPT,
+) -> None:
+    """Archive generic units into one workspace, one segment per session (or per day).
+
+    Example: [bold]horma ingest jsonl examples/demo_conversation.jsonl --workspace ./mem[/]
+    """
+    from horma.sources.jsonl import load_jsonl
+
+    with _errors():
+        segments = load_jsonl(path)
+        box = effective_backend(backend)
+        check_policy("manager", manager, MANAGER_POLICIES, llm, box, unsafe_local)
+        model = make_llm_or_none(llm)
+        totals = IngestTotals()
+        with _progress() as progress, Memory(workspace, manager=manager, sandbox=box, llm=model, domain=domain,
+                                             allow_unsafe_local=unsafe_local) as mem:
+            ingest_segments(mem, segments, str(path), progress, path.name, totals)
+    _print_totals(totals, str(workspace), json_out)
+
+
+# -- recall / ask ----------------------------------------------------------------
+def print_context(ctx: Recall) -> None:
+    """Each selected piece under a rule naming its file, lines and source units."""
+    if not ctx.items:
+        console.print("[dim](nothing selected)[/]")
+    for item in ctx.items:
+        refs = ", ".join(item.refs[:12]) + (" ..." if len(item.refs) > 12 else "")
+        console.rule(f"[bold]{escape(item.path)}:{item.start}-{item.end}[/] [dim]{item.tokens} tokens"
+                     f"{' · ' + escape(refs) if refs else ''}[/]", align="left")
+        console.print(item.text, markup=False, highlight=False)
+    console.print(
+        f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
+        f"{ctx.llm_calls} LLM calls · {ctx.elapsed_ms:.0f} ms · trace {escape(ctx.trace or '-')}[/]",
+        highlight=False,
+    )
+
+
+@contextmanager
+def _reader(workspace: Path, query: str, budget: int, retriever: str, llm: str | None, backend: str,
+            unsafe_local: bool) -> Iterator[Memory]:
+    check_query(query, budget)
+    ws = Workspace.open(workspace)
+    box = effective_backend(backend)
+    check_policy("retriever", retriever, RETRIEVER_POLICIES, llm, box, unsafe_local)
+    with Memory(ws, retriever=retriever, sandbox=box, llm=make_llm_or_none(llm),
+                allow_unsafe_local=unsafe_local) as mem:
+        yield mem
+
+
+def recall(
+    workspace: Path = typer.Argument(..., help="Workspace folder."),
+    query: str = typer.Argument(..., help="What to look for."),
+    budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
+    retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
+    llm: str | None = _LLM_OPT,
+    backend: str = _BACKEND_OPT,
+    unsafe_local: bool = _UNSAFE_OPT,
+    json_out: bool = _JSON_OPT,
+) -> None:
+    """Build the context for QUERY within the budget and print it with its sources.
+
+    Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
+    """
+    with _errors(), _reader(workspace, query, budget, retriever, llm, backend, unsafe_local) as mem:
+        ctx = mem.recall(query, budget)
+    if json_out:
+        d = ctx.as_dict()
+        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace")
+        console.print_json(json.dumps({k: d[k] for k in keep}, ensure_ascii=False))
+        return
+    print_context(ctx)
+
+
+def ask(
+    workspace: Path = typer.Argument(..., help="Workspace folder."),
+    question: str = typer.Argument(..., help="The question to answer from memory."),
+    llm: str | None = typer.Option(None, "--llm", envvar="HORMA_LLM",
+                                   help="Model spec for the answer (and the llm retriever); env HORMA_LLM."),
+    budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
+    retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
+    backend: str = _BACKEND_OPT,
+    unsafe_local: bool = _UNSAFE_OPT,
+    json_out: bool = _JSON_OPT,
+) -> None:
+    """Recall, then let the primary agent answer from the context only.
+
+    Without an LLM it says so in one line and shows the context.
+
+    Example: [bold]horma ask ./mem "Where is Jun going in June?" --llm anthropic:claude-sonnet-4-5[/]
+    """
+    from horma.agents.primary import answer
+
+    with _errors(), _reader(workspace, question, budget, retriever, llm, backend, unsafe_local) as mem:
+        ctx = mem.recall(question, budget)
+        reply = answer(mem.llm, question, ctx) if mem.llm is not None else None
+    if json_out:
+        out = reply.as_dict() if reply else {"question": question, "answer": None, "error": NO_LLM,
+                                             "context": ctx.as_dict()}
+        console.print_json(json.dumps(out, ensure_ascii=False))
+        return
+    if reply is None:
+        err_console.print(f"[yellow]{NO_LLM}[/]", highlight=False)
+        print_context(ctx)
+        return
+    print_context(ctx)
+    console.print(f"[bold]answer:[/] {escape(reply.text)}  [dim]({reply.input_tokens} input tokens)[/]",
+                  highlight=False)
+
+
+# -- demo ------------------------------------------------------------------------
+def demo(
+    workspace: Path | None = typer.Option(None, "--workspace", "-w",
+                                          help="Where to build the demo workspace (default: a new temp folder)."),
+    backend: str = _BACKEND_OPT,
+    budget: int = typer.Option(300, "--budget", help="Context budget per query, in tokens."),
+) -> None:
+    """Offline tour, no key needed: ingest a small shipped conversation, show the tree, answer three queries.
+
+    Example: [bold]horma demo[/]
+    """
+    from horma.cli.workspace_cmds import tree
+    from horma.sources.jsonl import load_jsonl
+
+    with _errors():
+        segments = load_jsonl(DEMO_CONVERSATION)
+        box = effective_backend(backend)
+        target = workspace or Path(tempfile.mkdtemp(prefix="horma-demo-"))
+        t0 = time.perf_counter()
+        console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")
+        totals = IngestTotals()
+        with Memory(target, sandbox=box) as mem:
+            with _progress() as progress:
+                ingest_segments(mem, segments, DEMO_CONVERSATION.name, progress, "demo", totals)
+            _print_totals(totals, str(target), False)
+            console.rule("[bold]2. the workspace[/]")
+            tree(target, depth=3, json_out=False)
+            for n, query in enumerate(DEMO_QUERIES, 3):
+                console.rule(f"[bold]{n}. recall[/] {escape(query)}")
+                print_context(mem.recall(query, budget))
+    console.print(f"done in {time.perf_counter() - t0:.1f} s. Explore it: [bold]horma tree {escape(str(target))}[/], "
+                  f"[bold]horma recall {escape(str(target))} \"...\"[/], [bold]horma trace {escape(str(target))}[/]",
+                  highlight=False)
+
+
+# -- trace -----------------------------------------------------------------------
+def _runs(ws: Workspace, role: str | None) -> list[Path]:
+    runs = sorted(ws.trajectories.glob("*.jsonl"))
+    return [p for p in runs if role is None or f"__{role}__" in p.name]
+
+
+def _pick(runs: list[Path], run: str) -> Path:
+    if run.isdigit() and 1 <= int(run) <= len(runs):
+        return runs[int(run) - 1]
+    matches = [p for p in runs if p.name == run or p.name.startswith(run) or p.stem == run]
+    if len(matches) != 1:
+        what = "no run" if not matches else f"{len(matches)} runs"
+        raise WorkspaceError(f"{what} matching {run!r}; list them with `horma trace WS --list`")
+    return matches[0]
+
+
+def trace(
+    workspace: Path = typer.Argument(..., help="Workspace folder."),
+    run: str | None = typer.Argument(None, help="Run file name (or its prefix, or its number in --list); default the latest."),
+    list_runs: bool = typer.Option(False, "--list", "-l", help="List the runs instead of replaying one."),
+    role: str | None = typer.Option(None, "--role", help="Only runs of this role (manager, retriever)."),
+    full: bool = typer.Option(False, "--full", help="Show whole observations, not the first lines."),
+    json_out: bool = _JSON_OPT,
+) -> None:
+    """Replay a retriever or manager trajectory step by step.
+
+    Example: [bold]horma trace ./mem --list[/]  then  [bold]horma trace ./mem 3[/]
+    """
+    with _errors():
+        ws = Workspace.open(workspace)
+        runs = _runs(ws, role)
+        if list_runs:
+            _list(runs, json_out)
+            return
+        if not runs:
+            fail(f"{workspace}: no trajectories yet (run `horma recall` or an ingest first)")
+        path = _pick(runs, run) if run else runs[-1]
+        records = read_trajectory(path)
+    if json_out:
+        console.print_json(json.dumps({"run": path.name, "records": records}, ensure_ascii=False))
+        return
+    _replay(path, records, full)
+
+
+def _list(runs: list[Path], json_out: bool) -> None:
+    rows = []
+    for i, p in enumerate(runs, 1):
+        recs = read_trajectory(p)
+        start = recs[0] if recs and recs[0].get("type") == "start" else {}
+        end = recs[-1] if recs and recs[-1].get("type") == "end" else {}
+        rows.append({"n": i, "run": p.name, "role": start.get("role", "?"), "task": start.get("task", ""),
+                     "steps": sum(1 for r in recs if r.get("type") == "step"),
+                     "status": end.get("status", "cut off")})
+    if json_out:
+        console.print_json(json.dumps(rows, ensure_ascii=False))
+        return
+    table = Table("#", "run", "role", "task", "steps", "status")
+    for r in rows:
+        table.add_row(str(r["n"]), escape(r["run"]), r["role"], escape(str(r["task"])[:60]), str(r["steps"]),
+                      r["status"])
+    console.print(table)
+
+
+def _replay(path: Path, records: list[dict], full: bool) -> None:
+    start = records[0] if records and records[0].get("type") == "start" else {}
+    meta = {k: v for k, v in start.items() if k not in {"type", "task", "role"}}
+    console.rule(f"[bold]{escape(path.name)}[/]")
+    console.print(f"[bold]{start.get('role', '?')}[/]: {escape(str(start.get('task', '')))}", highlight=False)
+    if meta:
+        console.print(f"[dim]{escape(json.dumps(meta, ensure_ascii=False))[:300]}[/]", highlight=False)
+    for rec in records:
+        if rec.get("type") == "step":
+            _print_step(rec, full)
+        elif rec.get("type") == "end":
+            rest = {k: v for k, v in rec.items() if k not in {"type", "status"}}
+            console.rule(f"[bold]end: {escape(str(rec.get('status')))}[/] [dim]{escape(json.dumps(rest)[:200])}[/]")
+    if not records or records[-1].get("type") != "end":
+        console.rule("[yellow]cut off: the run ended without an end record[/]")
+
+
+def _print_step(rec: dict, full: bool) -> None:
+    args = rec.get("args") or {}
+    action = rec.get("action", "?")
+    shown = args.get("command") if action == "bash" and "command" in args else json.dumps(args, ensure_ascii=False)
+    extra = [f"exit {rec['exit_code']}"] if rec.get("exit_code") not in (None, 0) else []
+    if rec.get("elapsed_ms") is not None:
+        extra.append(f"{rec['elapsed_ms']:.1f} ms")
+    if rec.get("input_tokens"):
+        extra.append(f"{rec['input_tokens']} in / {rec.get('output_tokens', 0)} out tokens")
+    console.print(f"\n[bold cyan]{rec.get('step', '?')}. {escape(action)}[/] {escape(str(shown))} "
+                  f"[dim]{' · '.join(extra)}[/]", highlight=False)
+    if rec.get("message"):
+        console.print(f"[italic]{escape(str(rec['message']))}[/]", highlight=False)
+    obs = str(rec.get("observation", ""))
+    lines = obs.splitlines()
+    if not full and len(lines) > 12:
+        obs = "\n".join(lines[:12]) + f"\n[... {len(lines) - 12} more lines; --full shows all]"
+    if obs:
+        console.print(obs, markup=False, highlight=False, style="dim")

@@ -1,0 +1,38 @@
+"""The primary agent ``M_theta``: answers from the retrieved context and nothing else.
+
+``pi(a|o,F,q) = M_r(C|F,q) * M_theta(a|o,C,q)``: the answer model never sees
+the workspace, only ``C``, so what it spends (input tokens) and what it can
+know are both bounded by the retriever's selection.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass
+
+from horma.context import Context
+from horma.prompts import render_prompt
+
+
+@dataclass
+class Answer:
+    question: str
+    text: str
+    context: Context
+    input_tokens: int
+    output_tokens: int
+    elapsed_ms: float
+
+    def as_dict(self) -> dict:
+        return {"question": self.question, "answer": self.text, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens, "elapsed_ms": round(self.elapsed_ms, 3),
+                "context": self.context.as_dict()}
+
+
+def answer(llm, question: str, context: Context) -> Answer:
+    """One plain completion over ``prompts/primary`` with the context's text."""
+    prompt = render_prompt("primary", question=question, context=context.text)
+    t0 = _time.perf_counter()
+    reply = llm.complete("", [{"role": "user", "content": prompt}])
+    return Answer(question, reply.text.strip(), context, reply.usage.input_tokens, reply.usage.output_tokens,
+                  (_time.perf_counter() - t0) * 1000)

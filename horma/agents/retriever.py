@@ -1,0 +1,197 @@
+"""The retriever ``M_r``: navigate the read view and build a budgeted context.
+
+Both policies act through one action space: bash commands in the sandbox,
+then ``select`` (add verified lines to the context) and ``done``. The
+heuristic navigator is scripted; the LLM one is the agent loop with the
+``select`` and ``done`` tools. Either way the run is one trajectory under
+``.horma/trajectories/``, and the result is a :class:`Recall`: the context
+plus how it was obtained.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+import time as _time
+from dataclasses import dataclass
+from typing import Any
+
+from horma.context import Context
+from horma.resources import SANDBOX_BIN
+from horma.sandbox import Sandbox, View, open_sandbox, require_isolation
+from horma.workspace import Workspace, WorkspaceError
+
+POLICIES = ("heuristic", "llm")
+
+
+@dataclass
+class Recall(Context):
+    """A context with its trace: the trajectory file, steps, LLM calls and wall time."""
+
+    trace: str | None = None  # workspace-relative trajectory path
+    steps: int = 0
+    llm_calls: int = 0
+    elapsed_ms: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {**super().as_dict(), "steps": self.steps, "llm_calls": self.llm_calls,
+                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace}
+
+
+def check_query(query: str, budget: int) -> str:
+    """The query, stripped; refuses what no retriever can act on."""
+    if not isinstance(query, str) or not query.strip():
+        raise WorkspaceError("the query is empty (or only whitespace)")
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+        raise WorkspaceError(f"the budget must be a positive number of tokens, got {budget!r}")
+    return " ".join(query.split())
+
+
+def resolve_in_sandbox(sandbox: Sandbox, path: str) -> str:
+    """A path the agent typed, relative to its shell's cwd, as a workspace-relative path.
+
+    The shell sees the workspace at ``sandbox.home`` (a container path for
+    docker, the host path for local); the Context wants workspace paths.
+    """
+    home = getattr(sandbox, "home", str(sandbox.workspace))
+    shell = getattr(sandbox, "shell", None)
+    cwd = getattr(shell, "pwd", None) or home
+    full = posixpath.normpath(posixpath.join(cwd, path.strip()))
+    if full == home:
+        return "."
+    if not full.startswith(home.rstrip("/") + "/"):
+        raise WorkspaceError(f"{path}: path leaves the workspace")
+    return full[len(home.rstrip("/")) + 1 :]
+
+
+def sandbox_helpers() -> list[str]:
+    """Helper commands baked into the sandbox image, named in the retriever prompt."""
+    if not SANDBOX_BIN.is_dir():
+        return []
+    return sorted(p.name for p in SANDBOX_BIN.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+class Retriever:
+    """Answers ``recall(query, budget)`` with a :class:`Recall` built in the read view."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        policy: str = "heuristic",
+        *,
+        backend: str = "auto",
+        llm=None,
+        allow_unsafe_local: bool = False,
+        limits=None,
+    ):
+        if policy not in POLICIES:
+            raise WorkspaceError(f"unknown retriever policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        if policy == "llm" and llm is None:
+            raise WorkspaceError("the llm retriever needs an LLM (pass llm=... or --llm SPEC)")
+        self.workspace = workspace
+        self.policy = policy
+        self.backend = backend
+        self.llm = llm
+        self.allow_unsafe_local = allow_unsafe_local
+        self.limits = limits
+        self._sandbox: Sandbox | None = None
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """One read-view session kept open across recalls; every recall starts at the root."""
+        if self._sandbox is None:
+            box = open_sandbox(self.workspace.root, self.backend, View.READ)
+            if self.policy == "llm":
+                try:
+                    require_isolation(box, self.allow_unsafe_local)
+                except Exception:
+                    box.close()
+                    raise
+            self._sandbox = box
+        return self._sandbox
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def recall(self, query: str, budget: int = 1000) -> Recall:
+        query = check_query(query, budget)
+        t0 = _time.perf_counter()
+        box = self.sandbox
+        box.exec(f"cd {shlex.quote(getattr(box, 'home', str(self.workspace.root)))}")
+        ctx = Recall(query=query, budget=budget, workspace=self.workspace)
+        if self.policy == "heuristic":
+            self._navigate(box, ctx)
+        else:
+            self._run_llm(box, ctx)
+        ctx.elapsed_ms = (_time.perf_counter() - t0) * 1000
+        return ctx
+
+    def _navigate(self, box: Sandbox, ctx: Recall) -> None:
+        from horma.agents.navigator import navigate
+        from horma.agents.trajectory import Trajectory
+
+        traj = Trajectory(self.workspace.trajectories, "retriever", ctx.query, policy="heuristic",
+                          budget=ctx.budget, backend=box.backend)
+        try:
+            navigate(box, ctx, traj)
+        except BaseException:
+            traj.end("error")
+            raise
+        ctx.steps = traj.steps
+        traj.end("done", tokens=ctx.tokens, refs=ctx.refs)
+        ctx.trace = self.workspace.rel(traj.path)
+
+    def _run_llm(self, box: Sandbox, ctx: Recall) -> None:
+        from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
+        from horma.prompts import render_prompt
+
+        def select(args: dict[str, Any]) -> ToolOutcome:
+            path = args.get("path")
+            if not isinstance(path, str) or not path.strip():
+                return ToolOutcome("refused: select needs a 'path'")
+            try:
+                rel = resolve_in_sandbox(box, path)
+                start, end = _line(args.get("start")), _line(args.get("end"))
+            except (WorkspaceError, ValueError) as exc:
+                return ToolOutcome(f"refused: {exc}")
+            return ToolOutcome(ctx.select(rel, start, end))
+
+        tools = [
+            Tool(name="select",
+                 description="Add lines start..end (1-based, inclusive; omit both for the whole file) of a file "
+                             "to the context. Relative paths are resolved against your current directory.",
+                 parameters={"type": "object",
+                             "properties": {"path": {"type": "string"},
+                                            "start": {"type": "integer", "minimum": 1},
+                                            "end": {"type": "integer", "minimum": 1}},
+                             "required": ["path"]},
+                 handler=select),
+            Tool(name="done", description="Finish: the context is what you selected.",
+                 parameters={"type": "object", "properties": {}, "required": []},
+                 handler=lambda args: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
+        ]
+        system = render_prompt("retriever", budget=ctx.budget, helpers=sandbox_helpers())
+        task = render_prompt("retriever_task", query=ctx.query, budget=ctx.budget)
+        result = run_agent(self.llm, box, role="retriever", system=system, task=task, tools=tools,
+                           limits=self.limits or RunLimits(), trajectory_dir=self.workspace.trajectories,
+                           allow_unsafe_local=self.allow_unsafe_local)
+        ctx.steps = result.steps
+        ctx.llm_calls = result.llm_calls
+        ctx.trace = self.workspace.rel(result.trajectory)
+
+    def __enter__(self) -> "Retriever":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _line(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+        raise ValueError(f"line numbers must be positive integers, got {value!r}")
+    return int(value)
+

@@ -1,0 +1,204 @@
+"""The one tool-using agent loop, shared by the manager and the retriever.
+
+The model sees a system prompt and a task, and acts with tools: ``bash`` (run
+in the sandbox, in the view the caller opened it with) plus the caller's own
+tools, of which the terminal ones (``select``/``done``, ``done``) return
+``finished=True``. Every action is one trajectory step. Bad calls (unknown
+tool, malformed or missing arguments, a reply with no call) go back to the
+model as error observations; enough of them in a row end the run, as do the
+step, input-token and wall-time limits, with a status saying which.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from horma.agents.trajectory import Trajectory
+from horma.llm import LLM, LLMError, ToolCall, ToolSpec
+from horma.sandbox import Sandbox, require_isolation
+from horma.workspace import WorkspaceError
+
+BASH = ToolSpec(
+    name="bash",
+    description="Run one bash command in the workspace; the working directory persists between "
+    "calls. Returns the output and the exit code.",
+    parameters={
+        "type": "object",
+        "properties": {"command": {"type": "string", "description": "The command line to run."}},
+        "required": ["command"],
+    },
+)
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict,
+}
+
+
+@dataclass
+class ToolOutcome:
+    observation: str
+    finished: bool = False
+    exit_code: int | None = None  # set by bash; recorded in the trajectory
+
+
+@dataclass
+class Tool:
+    spec: ToolSpec
+    handler: Callable[[dict], ToolOutcome]
+
+
+@dataclass
+class RunLimits:
+    max_steps: int = 30
+    max_input_tokens: int | None = None
+    max_seconds: float | None = None
+    max_format_errors: int = 3
+
+
+@dataclass
+class AgentResult:
+    status: str  # done | max_steps | format_errors | token_limit | time_limit | llm_error
+    steps: int
+    llm_calls: int
+    input_tokens: int
+    output_tokens: int
+    elapsed_ms: float
+    trajectory: Path
+    final: dict | None = None
+    error: str | None = None
+
+
+def argument_error(spec: ToolSpec, args: dict) -> str | None:
+    """What is wrong with ``args`` for ``spec`` (required, known names, JSON types), or None."""
+    props = spec.parameters.get("properties") or {}
+    missing = [n for n in spec.parameters.get("required") or [] if n not in args]
+    if missing:
+        return f"{spec.name}: missing required argument(s) {', '.join(missing)}"
+    unknown = [n for n in args if n not in props]
+    if unknown:
+        return f"{spec.name}: unknown argument(s) {', '.join(unknown)}; known: {', '.join(props) or 'none'}"
+    for name, value in args.items():
+        want = _TYPES.get(props[name].get("type", ""))
+        if want and value is not None and (not isinstance(value, want) or (want is int and isinstance(value, bool))):
+            return f"{spec.name}: argument {name} must be of type {props[name]['type']}, got {value!r}"
+    return None
+
+
+def _bash_tool(sandbox: Sandbox) -> Tool:
+    def run(args: dict) -> ToolOutcome:
+        result = sandbox.exec(args["command"])
+        out = result.output if result.output.strip() else "(no output)"
+        return ToolOutcome(f"{out}\n[exit code {result.exit_code}]", exit_code=result.exit_code)
+
+    return Tool(BASH, run)
+
+
+def _format_error(call: ToolCall | None, table: dict[str, Tool]) -> str | None:
+    if call is None:
+        return "no tool call in your reply; act by calling exactly one tool"
+    if call.error:
+        return call.error
+    if call.name not in table:
+        return f"unknown tool {call.name!r}; tools: {', '.join(table)}"
+    return argument_error(table[call.name].spec, call.arguments)
+
+
+def _dispatch(call: ToolCall | None, table: dict[str, Tool]) -> tuple[ToolOutcome, bool]:
+    """Run one call: its outcome, and whether it was a format error."""
+    problem = _format_error(call, table)
+    if problem or call is None:
+        return ToolOutcome(f"format error: {problem}"), True
+    try:
+        return table[call.name].handler(call.arguments), False
+    except (WorkspaceError, ValueError) as exc:  # the tool refused these arguments
+        return ToolOutcome(f"error: {exc}"), False
+
+
+def _limit_hit(limits: RunLimits, steps: int, input_tokens: int, started: float) -> str | None:
+    if steps >= limits.max_steps:
+        return "max_steps"
+    if limits.max_input_tokens is not None and input_tokens >= limits.max_input_tokens:
+        return "token_limit"
+    if limits.max_seconds is not None and time.monotonic() - started >= limits.max_seconds:
+        return "time_limit"
+    return None
+
+
+def run_agent(
+    llm: LLM,
+    sandbox: Sandbox,
+    *,
+    role: str,
+    system: str,
+    task: str,
+    tools: list[Tool],
+    limits: RunLimits,
+    trajectory_dir: Path,
+    allow_unsafe_local: bool = False,
+) -> AgentResult:
+    """Let ``llm`` act in ``sandbox`` until a terminal tool finishes the run or a limit stops it."""
+    require_isolation(sandbox, allow_unsafe_local)
+    table = {"bash": _bash_tool(sandbox), **{t.spec.name: t for t in tools}}
+    specs = [t.spec for t in table.values()]
+    traj = Trajectory(trajectory_dir, role, task, llm=llm.spec, sandbox=sandbox.backend,
+                      view=getattr(sandbox.view, "value", str(sandbox.view)), limits=asdict(limits), system=system)
+    messages: list[dict] = [{"role": "user", "content": task}]
+    steps = calls = in_tok = out_tok = format_errors = 0
+    status: str | None = None
+    final: dict | None = None
+    error: str | None = None
+    started = time.monotonic()
+    try:
+        while status is None:
+            status = _limit_hit(limits, steps, in_tok, started)
+            if status:
+                break
+            t0 = time.monotonic()
+            try:
+                reply = llm.complete(system, messages, specs)
+            except LLMError as exc:
+                status, error = "llm_error", str(exc)
+                break
+            llm_ms = (time.monotonic() - t0) * 1000
+            calls += 1
+            in_tok += reply.usage.input_tokens
+            out_tok += reply.usage.output_tokens
+            messages.append(reply.as_message())
+            for i, call in enumerate(reply.tool_calls or [None]):
+                t1 = time.monotonic()
+                outcome, bad = _dispatch(call, table)
+                observation = outcome.observation
+                format_errors = format_errors + 1 if bad else 0
+                steps += 1
+                first = i == 0
+                action = call.name if call and call.name in table and not bad else "invalid"
+                traj.step(action, call.arguments if call else {}, observation,
+                          exit_code=outcome.exit_code,
+                          message=reply.text if first else "", tool_call=call.as_dict() if call else None,
+                          input_tokens=reply.usage.input_tokens if first else 0,
+                          output_tokens=reply.usage.output_tokens if first else 0,
+                          llm_ms=round(llm_ms, 3) if first else 0.0,
+                          elapsed_ms=round((time.monotonic() - t1) * 1000, 3))
+                if call is None:
+                    messages.append({"role": "user", "content": observation})
+                else:
+                    messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                                     "content": observation, "is_error": bad})
+                if outcome.finished and call is not None:
+                    status, final = "done", {"action": call.name, "args": call.arguments, "observation": observation}
+                    break
+                if format_errors >= limits.max_format_errors:
+                    status = "format_errors"
+                    error = f"{format_errors} consecutive format errors; last: {observation}"
+                    break
+                if steps >= limits.max_steps:
+                    break
+    finally:
+        elapsed_ms = (time.monotonic() - started) * 1000
+        traj.end(status or "crashed", llm_calls=calls, input_tokens=in_tok, output_tokens=out_tok,
+                 elapsed_ms=round(elapsed_ms, 3), final=final, error=error)
+    return AgentResult(status, steps, calls, in_tok, out_tok, elapsed_ms, traj.path, final, error)
+

@@ -252,12 +252,11 @@ def find_skill(skill_id: str, root: str | os.PathLike[str] | None = None) -> tup
 def render_for_prompt(domain: str | None, round: int | None = None,
                       root: str | os.PathLike[str] | None = None) -> str:
     """The skill library as prompt text for the manager (``prompts/skills.md.j2``)."""
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+    from horma.prompts import render_prompt
 
     skills = load_library(domain, round, root)
-    env = Environment(loader=FileSystemLoader(resources.PROMPTS), undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    return env.get_template("skills.md.j2").render(
+    return render_prompt(
+        "skills",
         domain=domain,
         base=[s for s in skills if s.kind == "base"],
         learned=[s for s in skills if s.kind != "base"],

@@ -1,7 +1,47 @@
-"""CLI commands (not written yet)."""
+"""`horma config show`: the effective configuration, secrets masked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
+import yaml
+from rich.markup import escape
+
+from horma.cli.common import console, user_errors
+from horma.config import ConfigError, is_secret, load_config, mask
+
+config_app = typer.Typer(help="Inspect horma's configuration.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def show(
+    config: Path = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or ~/.config/horma/config.yaml)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the effective config as JSON."),
+    sources: bool = typer.Option(False, "--sources", "-s", help="Also say where each value comes from."),
+) -> None:
+    """Print the effective config (defaults < file < environment < flags) with secrets masked.
+
+    Example: [bold]horma config show --sources[/]
+    """
+    with user_errors(ConfigError):
+        cfg = load_config(config)
+    if json_out:
+        data = cfg.nested()
+        if sources:
+            data = {"config": data, "sources": cfg.sources}
+        console.print_json(json.dumps(data))
+        return
+    if not sources:
+        console.print(yaml.safe_dump(cfg.nested(), sort_keys=False).rstrip(), markup=False, highlight=False)
+        return
+    width = max(len(k) for k in cfg.values)
+    for key, value in cfg.values.items():
+        shown = mask(value) if is_secret(key) else value
+        shown = "null" if shown is None else str(shown)
+        console.print(f"{escape(key):<{width}}  {escape(shown)}  [dim]# {escape(cfg.sources[key])}[/]", highlight=False)

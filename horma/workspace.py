@@ -169,6 +169,12 @@ def parse_note(path: str, text: str) -> Note:
 _REF_TOKEN = re.compile(r"[\w:.\-/#]+")
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     """Write via a temp file in the same folder and rename: readers see old or new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -178,8 +184,9 @@ def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        # mkstemp makes 0600 files; give the mode a plain open() would, so a
+        # sandbox user other than the writer can still read notes and INDEX.md.
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -134,6 +134,7 @@ class Manager:
         bad one is refused before the workspace changes.
         """
         check_units(units)
+        self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
         t0 = _time.perf_counter()
         ws = self.workspace
         organized: list[str] = []
@@ -178,6 +179,7 @@ class Manager:
 
     def _run_llm(self, seg: str, units: list[Unit]) -> int:
         from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
+        from horma.llm import ToolSpec
         from horma.prompts import render_prompt
         from horma.skills import render_for_prompt
 
@@ -185,12 +187,12 @@ class Manager:
         task = render_prompt("manager_task", segment=seg, time=units[0].time if units else "",
                              units=[u.line() for u in units])
         done = Tool(
-            name="done",
-            description="Finish: the new segment is reflected in notes/ and INDEX.md.",
-            parameters={"type": "object",
-                        "properties": {"summary": {"type": "string", "description": "what changed, one line"}},
-                        "required": []},
-            handler=lambda args: ToolOutcome(f"done: {args.get('summary', '')}".strip(), finished=True),
+            ToolSpec(name="done",
+                     description="Finish: the new segment is reflected in notes/ and INDEX.md.",
+                     parameters={"type": "object",
+                                 "properties": {"summary": {"type": "string", "description": "what changed, one line"}},
+                                 "required": []}),
+            lambda args: ToolOutcome(f"done: {args.get('summary', '')}".strip(), finished=True),
         )
         result = run_agent(self.llm, self.sandbox, role="manager", system=system, task=task, tools=[done],
                            limits=self.limits or RunLimits(), trajectory_dir=self.workspace.trajectories,

@@ -145,6 +145,7 @@ class Retriever:
 
     def _run_llm(self, box: Sandbox, ctx: Recall) -> None:
         from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
+        from horma.llm import ToolSpec
         from horma.prompts import render_prompt
 
         def select(args: dict[str, Any]) -> ToolOutcome:
@@ -159,18 +160,18 @@ class Retriever:
             return ToolOutcome(ctx.select(rel, start, end))
 
         tools = [
-            Tool(name="select",
-                 description="Add lines start..end (1-based, inclusive; omit both for the whole file) of a file "
-                             "to the context. Relative paths are resolved against your current directory.",
-                 parameters={"type": "object",
-                             "properties": {"path": {"type": "string"},
-                                            "start": {"type": "integer", "minimum": 1},
-                                            "end": {"type": "integer", "minimum": 1}},
-                             "required": ["path"]},
-                 handler=select),
-            Tool(name="done", description="Finish: the context is what you selected.",
-                 parameters={"type": "object", "properties": {}, "required": []},
-                 handler=lambda args: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
+            Tool(ToolSpec(name="select",
+                          description="Add lines start..end (1-based, inclusive; omit both for the whole file) of a "
+                                      "file to the context. Relative paths are resolved against your current directory.",
+                          parameters={"type": "object",
+                                      "properties": {"path": {"type": "string"},
+                                                     "start": {"type": "integer", "minimum": 1},
+                                                     "end": {"type": "integer", "minimum": 1}},
+                                      "required": ["path"]}),
+                 select),
+            Tool(ToolSpec(name="done", description="Finish: the context is what you selected.",
+                          parameters={"type": "object", "properties": {}, "required": []}),
+                 lambda args: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
         ]
         system = render_prompt("retriever", budget=ctx.budget, helpers=sandbox_helpers())
         task = render_prompt("retriever_task", query=ctx.query, budget=ctx.budget)

@@ -23,6 +23,15 @@ DEMO = EXAMPLES / "demo_conversation.jsonl"
 TOPICS = ["the garden", "a new job", "the dog", "a trip to Lima", "the piano", "a marathon", "the bakery"]
 
 
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path_factory, monkeypatch):
+    """The tests see horma's defaults only: no user config file, no keys, no HORMA_* settings."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+    for name in list(os.environ):
+        if name.startswith("HORMA_") or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+            monkeypatch.delenv(name)
+
+
 def locomo_sample(sid: str, sessions: int, turns: int, a: str = "Ines", b: str = "Omar") -> dict:
     """A conversation in the locomo10.json format, written for these tests."""
     conv: dict = {"speaker_a": a, "speaker_b": b}
@@ -119,9 +128,11 @@ def test_ingest_truncated_files_are_refused(tmp_path, locomo_file):
 
 def test_ingest_refuses_bad_policies_before_writing(tmp_path):
     ws = tmp_path / "ws"
-    err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "llm", "--backend", "local"], "--manager llm needs --llm SPEC")
-    err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "llm", "--llm", "scripted:x.yaml", "--backend", "local"],
-        "--unsafe-local")
+    err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "llm", "--backend", "local"],
+        "refusing to run an LLM manager in the local sandbox")
+    err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "llm", "--backend", "local", "--unsafe-local"],
+        "anthropic: no API key")
+    err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "smart", "--backend", "local"], "unknown manager 'smart'")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--backend", "podman"], "unknown sandbox backend 'podman'")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--llm", "nope:model", "--manager", "llm", "--backend", "local",
          "--unsafe-local"], "bad model spec 'nope:model'")
@@ -181,7 +192,8 @@ def test_recall_text_shows_sources(demo_ws):
     (["  \t "], "query is empty"),
     (["cat", "--budget", "0"], "budget must be a positive number"),
     (["cat", "--budget", "-3"], "budget must be a positive number"),
-    (["cat", "--retriever", "llm"], "--retriever llm needs --llm SPEC"),
+    (["cat", "--retriever", "llm"], "refusing to run an LLM retriever in the local sandbox"),
+    (["cat", "--retriever", "llm", "--unsafe-local"], "anthropic: no API key"),
 ])
 def test_recall_bad_input_is_one_line_and_changes_nothing(demo_ws, args, message):
     before = tree_state(demo_ws)
@@ -194,10 +206,9 @@ def test_recall_on_a_folder_that_is_not_a_workspace(tmp_path):
     err(["recall", tmp_path, "cat"], "not a horma workspace")
 
 
-def test_ask_without_an_llm_says_so_and_shows_the_context(demo_ws, monkeypatch):
-    monkeypatch.delenv("HORMA_LLM", raising=False)
+def test_ask_without_an_llm_says_so_and_shows_the_context(demo_ws):
     res = ok(["ask", demo_ws, "Where is Jun going in June?", "--backend", "local"])
-    assert "no LLM given" in res.output
+    assert "no LLM available (anthropic: no API key" in res.output
     assert "Kyoto" in res.output
 
 

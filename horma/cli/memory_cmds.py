@@ -22,8 +22,10 @@ from rich.table import Table
 from horma.agents.manager import POLICIES as MANAGER_POLICIES
 from horma.agents.retriever import POLICIES as RETRIEVER_POLICIES
 from horma.agents.retriever import Recall, check_query
+from horma.agents.loop import RunLimits
 from horma.agents.trajectory import read_trajectory
 from horma.cli.common import console, err_console, fail, user_errors
+from horma.config import Config, ConfigError, load_config
 from horma.memory import Memory
 from horma.resources import EXAMPLES
 from horma.sources import Segment, SourceError
@@ -35,7 +37,7 @@ DEMO_QUERIES = (
     "What does Tomás sell at the farmers market, and since when?",
     "Where is Jun travelling in June, and why?",
 )
-NO_LLM = "no LLM given: pass --llm SPEC (e.g. anthropic:claude-sonnet-4-5) to get an answer; showing the context only"
+NO_LLM = "no LLM available ({reason}); pass --llm SPEC or set the provider's key for an answer; showing the context only"
 
 ingest_app = typer.Typer(help="Archive a dataset into workspaces and organize notes.", no_args_is_help=True)
 
@@ -54,7 +56,7 @@ def _errors():
     from horma.llm import LLMError
     from horma.prompts import PromptError
 
-    return user_errors(SourceError, DatasetError, LLMError, PromptError)
+    return user_errors(SourceError, DatasetError, LLMError, PromptError, ConfigError)
 
 
 def effective_backend(backend: str) -> str:
@@ -71,27 +73,38 @@ def effective_backend(backend: str) -> str:
     return backend
 
 
-def check_policy(kind: str, policy: str, choices: tuple[str, ...], llm: str | None, backend: str,
-                 unsafe_local: bool) -> None:
-    """Refuse an unknown policy, an llm policy without --llm, or an LLM in an unisolated sandbox."""
+@dataclass
+class Setup:
+    """What a command runs with: the config (defaults < file < env < flags) resolved once."""
+
+    config: Config
+    backend: str  # resolved: never "auto"
+    unsafe_local: bool
+
+    @property
+    def limits(self) -> RunLimits:
+        return RunLimits(**{k: self.config.get(f"agent.{k}") for k in
+                            ("max_steps", "max_format_errors", "max_input_tokens", "max_seconds")})
+
+    def llm(self, role: str, spec: str | None):
+        """The model for a role: ``--llm`` or the config's ``models.<role>``; LLMError when unusable."""
+        return self.config.llm(role, spec)
+
+
+def setup(config: Path | None, backend: str | None, unsafe_local: bool) -> Setup:
+    cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None})
+    return Setup(cfg, effective_backend(cfg.get("sandbox.backend")), bool(cfg.get("sandbox.unsafe_local")))
+
+
+def check_policy(kind: str, policy: str, choices: tuple[str, ...], run: Setup) -> None:
+    """Refuse an unknown policy, or an LLM policy in an unisolated sandbox, before anything runs."""
     if policy not in choices:
         raise WorkspaceError(f"unknown {kind} {policy!r}; choose one of {', '.join(choices)}")
-    if policy == "llm":
-        if not llm:
-            raise WorkspaceError(f"--{kind} llm needs --llm SPEC (e.g. anthropic:claude-sonnet-4-5)")
-        if backend == "local" and not unsafe_local:
-            raise WorkspaceError(
-                f"refusing to run an LLM {kind} in the local sandbox (no isolation): "
-                "use --backend docker or bwrap, or pass --unsafe-local"
-            )
-
-
-def make_llm_or_none(spec: str | None):
-    if not spec:
-        return None
-    from horma.llm import make_llm
-
-    return make_llm(spec)
+    if policy == "llm" and run.backend == "local" and not run.unsafe_local:
+        raise WorkspaceError(
+            f"refusing to run an LLM {kind} in the local sandbox (no isolation): "
+            "use --backend docker or bwrap, or pass --unsafe-local"
+        )
 
 
 def _progress() -> Progress:
@@ -143,8 +156,9 @@ def _print_totals(totals: IngestTotals, where: str, json_out: bool) -> None:
 
 
 _MANAGER_OPT = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm.")
-_LLM_OPT = typer.Option(None, "--llm", help="Model spec, e.g. anthropic:claude-sonnet-4-5 or openai:gpt-4o-mini.")
-_BACKEND_OPT = typer.Option("auto", "--backend", "-b", help="Sandbox: auto, docker, bwrap or local.")
+_LLM_OPT = typer.Option(None, "--llm", help="Model spec for LLM policies, e.g. openai:gpt-4o-mini (default: the config's).")
+_BACKEND_OPT = typer.Option(None, "--backend", "-b", help="Sandbox: auto, docker, bwrap or local (default: config, auto).")
+_CONFIG_OPT = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or ~/.config/horma/config.yaml).")
 _UNSAFE_OPT = typer.Option(False, "--unsafe-local", help="Let an LLM agent run in the local sandbox (no isolation).")
 _JSON_OPT = typer.Option(False, "--json", help="Print one JSON object instead of text.")
 
@@ -157,9 +171,10 @@ def ingest_locomo(
     sample: list[str] = typer.Option([], "--sample", "-s", help="Only these sample ids (repeatable)."),
     manager: str = _MANAGER_OPT,
     llm: str | None = _LLM_OPT,
-    backend: str = _BACKEND_OPT,
+    backend: str | None = _BACKEND_OPT,
     domain: str = typer.Option("locomo", "--domain", help="Skill domain for the manager's policy."),
     unsafe_local: bool = _UNSAFE_OPT,
+    config: Path | None = _CONFIG_OPT,
     json_out: bool = _JSON_OPT,
 ) -> None:
     """Build one workspace per LoCoMo conversation under WORKSPACE/<sample_id>/.
@@ -181,9 +196,9 @@ def ingest_locomo(
             convs = [c for c in convs if c.sample_id in set(sample)]
         if workspace.exists() and not workspace.is_dir():
             fail(f"{workspace}: exists and is not a directory")
-        box = effective_backend(backend)
-        check_policy("manager", manager, MANAGER_POLICIES, llm, box, unsafe_local)
-        model = make_llm_or_none(llm)
+        run = setup(config, backend, unsafe_local)
+        check_policy("manager", manager, MANAGER_POLICIES, run)
+        model = run.llm("manager", llm) if manager == "llm" else None
         for conv in convs:  # refuse a non-workspace folder in the way before writing any
             target = workspace / conv.sample_id
             if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
@@ -192,8 +207,8 @@ def ingest_locomo(
         with _progress() as progress:
             for conv in convs:
                 segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
-                with Memory(workspace / conv.sample_id, manager=manager, sandbox=box, llm=model, domain=domain,
-                            allow_unsafe_local=unsafe_local) as mem:
+                with Memory(workspace / conv.sample_id, manager=manager, sandbox=run.backend, llm=model,
+                            domain=domain, allow_unsafe_local=run.unsafe_local, limits=run.limits) as mem:
                     ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
     _print_totals(totals, str(workspace), json_out)
 
@@ -204,9 +219,10 @@ def ingest_jsonl(
     workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
     manager: str = _MANAGER_OPT,
     llm: str | None = _LLM_OPT,
-    backend: str = _BACKEND_OPT,
+    backend: str | None = _BACKEND_OPT,
     domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
     unsafe_local: bool = _UNSAFE_OPT,
+    config: Path | None = _CONFIG_OPT,
     json_out: bool = _JSON_OPT,
 ) -> None:
     """Archive generic units into one workspace, one segment per session (or per day).
@@ -217,12 +233,13 @@ def ingest_jsonl(
 
     with _errors():
         segments = load_jsonl(path)
-        box = effective_backend(backend)
-        check_policy("manager", manager, MANAGER_POLICIES, llm, box, unsafe_local)
-        model = make_llm_or_none(llm)
+        run = setup(config, backend, unsafe_local)
+        check_policy("manager", manager, MANAGER_POLICIES, run)
+        model = run.llm("manager", llm) if manager == "llm" else None
         totals = IngestTotals()
-        with _progress() as progress, Memory(workspace, manager=manager, sandbox=box, llm=model, domain=domain,
-                                             allow_unsafe_local=unsafe_local) as mem:
+        with _progress() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
+                                             domain=domain, allow_unsafe_local=run.unsafe_local,
+                                             limits=run.limits) as mem:
             ingest_segments(mem, segments, str(path), progress, path.name, totals)
     _print_totals(totals, str(workspace), json_out)
 
@@ -245,14 +262,13 @@ def print_context(ctx: Recall) -> None:
 
 
 @contextmanager
-def _reader(workspace: Path, query: str, budget: int, retriever: str, llm: str | None, backend: str,
-            unsafe_local: bool) -> Iterator[Memory]:
+def _reader(workspace: Path, query: str, budget: int, retriever: str, llm: str | None, run: Setup) -> Iterator[Memory]:
     check_query(query, budget)
     ws = Workspace.open(workspace)
-    box = effective_backend(backend)
-    check_policy("retriever", retriever, RETRIEVER_POLICIES, llm, box, unsafe_local)
-    with Memory(ws, retriever=retriever, sandbox=box, llm=make_llm_or_none(llm),
-                allow_unsafe_local=unsafe_local) as mem:
+    check_policy("retriever", retriever, RETRIEVER_POLICIES, run)
+    model = run.llm("retriever", llm) if retriever == "llm" else None
+    with Memory(ws, retriever=retriever, sandbox=run.backend, llm=model, allow_unsafe_local=run.unsafe_local,
+                limits=run.limits) as mem:
         yield mem
 
 
@@ -262,16 +278,19 @@ def recall(
     budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
     retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
     llm: str | None = _LLM_OPT,
-    backend: str = _BACKEND_OPT,
+    backend: str | None = _BACKEND_OPT,
     unsafe_local: bool = _UNSAFE_OPT,
+    config: Path | None = _CONFIG_OPT,
     json_out: bool = _JSON_OPT,
 ) -> None:
     """Build the context for QUERY within the budget and print it with its sources.
 
     Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
     """
-    with _errors(), _reader(workspace, query, budget, retriever, llm, backend, unsafe_local) as mem:
-        ctx = mem.recall(query, budget)
+    with _errors():
+        run = setup(config, backend, unsafe_local)
+        with _reader(workspace, query, budget, retriever, llm, run) as mem:
+            ctx = mem.recall(query, budget)
     if json_out:
         d = ctx.as_dict()
         keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace")
@@ -283,12 +302,12 @@ def recall(
 def ask(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     question: str = typer.Argument(..., help="The question to answer from memory."),
-    llm: str | None = typer.Option(None, "--llm", envvar="HORMA_LLM",
-                                   help="Model spec for the answer (and the llm retriever); env HORMA_LLM."),
+    llm: str | None = typer.Option(None, "--llm", help="Model spec for the answer (default: the config's models.primary)."),
     budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
     retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
-    backend: str = _BACKEND_OPT,
+    backend: str | None = _BACKEND_OPT,
     unsafe_local: bool = _UNSAFE_OPT,
+    config: Path | None = _CONFIG_OPT,
     json_out: bool = _JSON_OPT,
 ) -> None:
     """Recall, then let the primary agent answer from the context only.
@@ -298,17 +317,28 @@ def ask(
     Example: [bold]horma ask ./mem "Where is Jun going in June?" --llm anthropic:claude-sonnet-4-5[/]
     """
     from horma.agents.primary import answer
+    from horma.llm import LLMError
 
-    with _errors(), _reader(workspace, question, budget, retriever, llm, backend, unsafe_local) as mem:
-        ctx = mem.recall(question, budget)
-        reply = answer(mem.llm, question, ctx) if mem.llm is not None else None
+    with _errors():
+        run = setup(config, backend, unsafe_local)
+        check_query(question, budget)
+        primary, no_llm = None, ""
+        try:
+            primary = run.llm("primary", llm)
+        except LLMError as exc:
+            if llm:  # the user named a model: a problem with it is an error, not a fallback
+                raise
+            no_llm = NO_LLM.format(reason=exc)
+        with _reader(workspace, question, budget, retriever, llm, run) as mem:
+            ctx = mem.recall(question, budget)
+            reply = answer(primary, question, ctx) if primary is not None else None
     if json_out:
-        out = reply.as_dict() if reply else {"question": question, "answer": None, "error": NO_LLM,
+        out = reply.as_dict() if reply else {"question": question, "answer": None, "error": no_llm,
                                              "context": ctx.as_dict()}
         console.print_json(json.dumps(out, ensure_ascii=False))
         return
     if reply is None:
-        err_console.print(f"[yellow]{NO_LLM}[/]", highlight=False)
+        err_console.print(f"[yellow]{escape(no_llm)}[/]", highlight=False)
         print_context(ctx)
         return
     print_context(ctx)
@@ -320,7 +350,7 @@ def ask(
 def demo(
     workspace: Path | None = typer.Option(None, "--workspace", "-w",
                                           help="Where to build the demo workspace (default: a new temp folder)."),
-    backend: str = _BACKEND_OPT,
+    backend: str | None = _BACKEND_OPT,
     budget: int = typer.Option(300, "--budget", help="Context budget per query, in tokens."),
 ) -> None:
     """Offline tour, no key needed: ingest a small shipped conversation, show the tree, answer three queries.
@@ -332,7 +362,7 @@ def demo(
 
     with _errors():
         segments = load_jsonl(DEMO_CONVERSATION)
-        box = effective_backend(backend)
+        box = setup(None, backend, False).backend
         target = workspace or Path(tempfile.mkdtemp(prefix="horma-demo-"))
         t0 = time.perf_counter()
         console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")

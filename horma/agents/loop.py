@@ -90,7 +90,7 @@ def argument_error(spec: ToolSpec, args: dict) -> str | None:
 def _bash_tool(sandbox: Sandbox) -> Tool:
     def run(args: dict) -> ToolOutcome:
         result = sandbox.exec(args["command"])
-        out = result.output if result.output.strip() else "(no output)"
+        out = result.output.rstrip("\n") if result.output.strip() else "(no output)"
         return ToolOutcome(f"{out}\n[exit code {result.exit_code}]", exit_code=result.exit_code)
 
     return Tool(BASH, run)

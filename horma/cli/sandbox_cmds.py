@@ -1,7 +1,80 @@
-"""CLI commands (not written yet)."""
+"""`horma sandbox check` and `horma sandbox exec`: see and try the sandboxes agents run in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from horma.cli.common import console, user_errors
+from horma.sandbox import BACKENDS, Limits, View, check_backends, open_sandbox
+from horma.sandbox.shell import DEFAULT_TIMEOUT
+from horma.workspace import Workspace
+
+REFUSED = 2  # a request the sandbox layer would not run (as opposed to the command's own failure)
+
+sandbox_app = typer.Typer(
+    help="Check which sandboxes work here and run commands in a workspace view.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    app.add_typer(sandbox_app, name="sandbox")
+
+
+@sandbox_app.command("check")
+def check(json_out: bool = typer.Option(False, "--json", help="Print the statuses as JSON.")) -> None:
+    """List each sandbox backend as available or not, with the reason.
+
+    Exits 0 when at least one isolated backend (docker or bwrap) works, 1 otherwise.
+
+    Example: [bold]horma sandbox check[/]
+    """
+    statuses = check_backends()
+    if json_out:
+        console.print_json(json.dumps([s.__dict__ for s in statuses]))
+    else:
+        table = Table("backend", "available", "why")
+        for s in statuses:
+            mark = "[green]yes[/]" if s.available else "[red]no[/]"
+            table.add_row(s.name, mark, escape(s.reason))
+        console.print(table)
+    if not any(s.available for s in statuses if s.name != "local"):
+        raise typer.Exit(1)
+
+
+@sandbox_app.command("exec")
+def exec_(
+    workspace: Path = typer.Argument(..., help="Workspace folder."),
+    command: list[str] = typer.Argument(..., help="Bash command (after --); several words are joined with spaces."),
+    backend: str = typer.Option("auto", "--backend", "-b", help=f"One of {', '.join(BACKENDS)} or auto."),
+    write: bool = typer.Option(False, "--write", help="Use the manager's write view (notes writable, raw/ read-only)."),
+    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", "-t", min=0.1, help="Seconds before the command is killed."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result (output, exit code, timing) as JSON."),
+) -> None:
+    """Run a command with bash at the workspace root inside a sandbox; exit with its exit code.
+
+    The read view (default) is what the retriever sees; --write is the manager's.
+    A timeout exits 124; a refused request (no such workspace, backend unavailable) exits 2.
+
+    Example: [bold]horma sandbox exec ./mem --backend bwrap -- 'ls notes && grep -ri paris notes'[/]
+    """
+    with user_errors(code=REFUSED):
+        ws = Workspace.open(workspace)
+        sandbox = open_sandbox(ws.root, backend, View.WRITE if write else View.READ, limits=Limits(timeout=timeout))
+    with sandbox:
+        # a subshell, so that `exit N` ends the command with N instead of ending the session's shell
+        result = sandbox.exec("(\n" + " ".join(command) + "\n)")
+    if json_out:
+        record = {"backend": sandbox.backend, "view": sandbox.view.value, **result.as_dict()}
+        record["command"] = " ".join(command)
+        console.print_json(json.dumps(record))
+    elif result.output:
+        typer.echo(result.output, nl=not result.output.endswith("\n"))
+    raise typer.Exit(result.exit_code)
+

@@ -43,8 +43,13 @@ def prompt_path(name: str, folder: Path = PROMPTS) -> Path:
     raise PromptError(f"no prompt template {name!r} in {folder}")
 
 
-def render_prompt(name: str, folder: Path = PROMPTS, **variables: Any) -> str:
-    """Render the template ``name`` from ``prompts/`` with ``variables``."""
+def render_prompt(name: str, /, **variables: Any) -> str:
+    """Render the template ``name`` from ``prompts/``; any variable name is allowed, ``name`` too."""
+    return render_prompt_from(PROMPTS, name, **variables)
+
+
+def render_prompt_from(folder: Path, name: str, /, **variables: Any) -> str:
+    """Render the template ``name`` from ``folder`` (tests, user prompt overrides)."""
     path = prompt_path(name, folder)
     try:
         return _env(str(folder)).get_template(path.name).render(**variables)

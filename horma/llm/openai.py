@@ -132,7 +132,7 @@ class OpenAILLM:
         self.temperature = temperature
         self.tool_protocol = tool_protocol
         self.policy = RetryPolicy(max_retries, retry_base_delay, retry_max_delay)
-        self.stats = Accounting(price=price or (price_for(model) if official else None))
+        self.stats = Accounting(price=price or price_for(model))
         self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
         self._calls = 0
 

@@ -11,6 +11,7 @@ same as a malformed native tool call, so both protocols share one loop.
 from __future__ import annotations
 
 import re
+import shlex
 
 from horma.llm import ToolCall, ToolSpec
 from horma.prompts import render_prompt
@@ -51,7 +52,12 @@ def _line_call(call_id: str, line: str, tool: ToolSpec) -> ToolCall:
     params = _params(tool)
     rest = line[len(tool.name) :].strip()
     last_is_text = bool(params) and params[-1][1].get("type", "string") == "string"
-    parts = rest.split(None, len(params) - 1) if last_is_text and rest else rest.split()
+    try:
+        parts = shlex.split(rest)  # quotes group a path with spaces
+    except ValueError:
+        parts = rest.split()
+    if last_is_text and len(parts) > len(params):
+        parts = rest.split(None, len(params) - 1)
     if len(parts) > len(params):
         return _error(call_id, f"{tool.name}: too many arguments; usage: {usage_line(tool)}", line)
     args: dict = {}

@@ -24,7 +24,8 @@ Script items, served one per HTTP request in order:
 
 ``tool_calling=False`` (OpenAI flavor) makes the server behave like vLLM
 without ``--enable-auto-tool-choice``: any request carrying ``tools`` gets a
-400. A request after the script is used up gets a 500 naming the problem,
+400. ``usage=False`` (OpenAI flavor) omits the ``usage`` field, as some local
+servers do. A request after the script is used up gets a 500 naming the problem,
 so a test fails loudly instead of hanging.
 """
 
@@ -144,12 +145,14 @@ def _error_body(flavor: str, status: int, message: str) -> dict:
 class LoopbackServer:
     """An HTTP server on 127.0.0.1 (free port) speaking one provider's wire format."""
 
-    def __init__(self, flavor: str, script: list[Turn | Fault | Slow], *, tool_calling: bool = True):
+    def __init__(self, flavor: str, script: list[Turn | Fault | Slow], *, tool_calling: bool = True,
+                 usage: bool = True):
         if flavor not in ("anthropic", "openai"):
             raise ValueError(f"flavor must be anthropic or openai, got {flavor!r}")
         self.flavor = flavor
         self.script = list(script)
         self.tool_calling = tool_calling
+        self.usage = usage
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -221,7 +224,10 @@ class LoopbackServer:
             extra = {"retry-after": str(item.retry_after)} if item.retry_after is not None else {}
             return item.status, _error_body(self.flavor, item.status, f"injected HTTP {item.status}"), extra, delay
         render = _anthropic if self.flavor == "anthropic" else _openai
-        return 200, render(item, n, str(body.get("model", "loopback")), raw), {}, delay
+        payload = render(item, n, str(body.get("model", "loopback")), raw)
+        if not self.usage and self.flavor == "openai":
+            del payload["usage"]
+        return 200, payload, {}, delay
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

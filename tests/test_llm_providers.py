@@ -130,3 +130,11 @@ def test_scripted_from_file(tmp_path):
     (tmp_path / "bad.yaml").write_text("text: not a list\n")
     with pytest.raises(LLMError, match="expected a list"):
         make_llm(f"scripted:{tmp_path / 'bad.yaml'}")
+
+
+def test_a_server_without_usage_falls_back_to_the_project_token_count():
+    with LoopbackServer("openai", [say("one two three")], usage=False) as srv:
+        llm = make_llm(f"openai:m@{srv.base_url}", **FAST)
+        reply = llm.complete("system words", USER)
+    assert reply.usage.output_tokens == 3 and reply.usage.input_tokens > 4
+    assert llm.stats.input_tokens == reply.usage.input_tokens

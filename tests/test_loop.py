@@ -20,6 +20,8 @@ from horma.llm.scripted import ScriptedLLM
 from horma.sandbox import SandboxError, View, open_sandbox
 from horma.workspace import Note, Unit, Workspace
 
+pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
+
 SECRET = "sk-FAKE-SECRET-0123456789abcdef"
 FAST = {"retry_base_delay": 0.001, "retry_max_delay": 0.01, "timeout": 5.0}
 

@@ -1,0 +1,387 @@
+"""Memory methods: one interface for every way of turning a history into a context.
+
+A method is fed the history as it happens (``record`` a batch of units: a
+dialogue session, or one environment step) and asked for a context
+(``recall`` a query under a token budget). The same two calls serve a
+conversation benchmark (record every session, then ask many questions) and
+an embodied one (record each step, recall before each action), so any method
+runs on every benchmark and the runner never special-cases one.
+
+Built-in methods:
+
+==============  ==============================================================
+``full``        every unit, no limit (the unconstrained raw history ``H``)
+``truncation``  the full history cut to its last ``budget`` tokens, mid-turn
+                if need be: what a plain context limit does
+``window``      sliding window: the most recent whole units that fit
+``bm25``        flat BM25 over single units (:mod:`horma.bench.flat`)
+``dense``       flat embedding retrieval over single units
+``hybrid``      BM25 + dense by reciprocal-rank fusion
+``dense-notes`` embedding retrieval over the manager's notes (the paper's
+                baseline): a horma workspace, but no navigation
+``horma``       :class:`horma.Memory`: manager + retriever, heuristic or LLM
+==============  ==============================================================
+
+Add your own by subclassing :class:`MemoryMethod` and either decorating it with
+:func:`register_method` or naming it on the command line as
+``--method package.module:ClassName``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time as _time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from horma.tokens import TOKEN_RE, count_tokens
+from horma.workspace import Unit
+
+
+class MethodError(ValueError):
+    """A method cannot be built or used as asked; worded for the user."""
+
+
+@dataclass
+class Retrieved:
+    """A method's answer to ``recall``: the context and what it cost.
+
+    ``refs`` are the unit ids the context covers (provenance); ``llm_calls``
+    and ``input_tokens`` count retrieval-time model use (``N_call``).
+    """
+
+    text: str
+    tokens: int
+    refs: list[str]
+    elapsed_ms: float = 0.0
+    llm_calls: int = 0
+    input_tokens: int = 0
+    steps: int = 0
+
+
+@dataclass(frozen=True)
+class MethodOptions:
+    """Settings a method may use; plain values so they travel to worker processes.
+
+    ``policy`` picks horma's manager and retriever policies (``heuristic`` or
+    ``llm``); ``llm`` is the model spec those policies use.
+    """
+
+    policy: str = "heuristic"
+    llm: str | None = None
+    sandbox: str = "auto"
+    allow_unsafe_local: bool = False
+    domain: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class MemoryMethod:
+    """Base of every method. One object holds one history (one conversation, one episode).
+
+    Subclasses set ``name`` and implement :meth:`record` and :meth:`recall`;
+    ``workdir`` is a private folder the method may write to (a workspace, an
+    index). ``budget=None`` means no limit.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, workdir: Path, options: MethodOptions | None = None):
+        self.workdir = Path(workdir)
+        self.options = options or MethodOptions()
+
+    def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
+        raise NotImplementedError
+
+    def recall(self, query: str, budget: int | None) -> Retrieved:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release sandboxes, models, files."""
+
+    def __enter__(self) -> "MemoryMethod":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+METHODS: dict[str, type[MemoryMethod]] = {}
+
+
+def register_method(cls: type[MemoryMethod]) -> type[MemoryMethod]:
+    """Class decorator: make ``cls`` available by its ``name``."""
+    if not cls.name:
+        raise MethodError(f"{cls.__name__}: a method needs a non-empty `name`")
+    METHODS[cls.name] = cls
+    return cls
+
+
+def method_class(name: str) -> type[MemoryMethod]:
+    """A registered method by name, or ``package.module:ClassName`` for a user's own."""
+    if name in METHODS:
+        return METHODS[name]
+    if ":" in name:
+        module, _, attr = name.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise MethodError(f"method {name!r}: cannot import it ({exc})") from None
+        if not (isinstance(cls, type) and issubclass(cls, MemoryMethod)):
+            raise MethodError(f"method {name!r} is not a subclass of horma.bench.methods.MemoryMethod")
+        return cls
+    raise MethodError(f"unknown method {name!r}; choose one of {', '.join(METHODS)} or give package.module:Class")
+
+
+def make_method(name: str, workdir: Path, options: MethodOptions | None = None) -> MemoryMethod:
+    return method_class(name)(workdir, options)
+
+
+# -- methods over the plain list of units ---------------------------------------
+class UnitListMethod(MemoryMethod):
+    """Keeps every recorded unit in order; subclasses pick which ones make the context."""
+
+    def __init__(self, workdir: Path, options: MethodOptions | None = None):
+        super().__init__(workdir, options)
+        self.units: list[Unit] = []
+        self._rendered: list[str] = []
+        self._costs: list[int] = []
+
+    def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
+        from horma.bench.flat import render_turn
+
+        known = {u.id for u in self.units}
+        for u in units:
+            if u.id not in known:
+                known.add(u.id)
+                self.units.append(u)
+                self._rendered.append(render_turn(u))
+                self._costs.append(count_tokens(self._rendered[-1]))
+
+    def recall(self, query: str, budget: int | None) -> Retrieved:
+        t0 = _time.perf_counter()
+        text, refs = self._select(query, budget)
+        return Retrieved(text, count_tokens(text), refs, (_time.perf_counter() - t0) * 1000)
+
+    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
+        raise NotImplementedError
+
+
+@register_method
+class Full(UnitListMethod):
+    """Everything, in order; the budget is ignored (the raw-history condition ``H``)."""
+
+    name = "full"
+
+    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
+        return "\n".join(self._rendered), [u.id for u in self.units]
+
+
+@register_method
+class Truncation(UnitListMethod):
+    """The last ``budget`` tokens of the full history, cut at a token boundary (mid-turn if need be)."""
+
+    name = "truncation"
+
+    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
+        text = "\n".join(self._rendered)
+        if budget is None:
+            return text, [u.id for u in self.units]
+        starts = [m.start() for m in TOKEN_RE.finditer(text)]
+        if len(starts) <= budget:
+            return text, [u.id for u in self.units]
+        cut = starts[len(starts) - budget] if budget > 0 else len(text)
+        kept = text[cut:]
+        # provenance: the units whose whole line survived the cut
+        refs, pos = [], 0
+        for u, line in zip(self.units, self._rendered):
+            if pos >= cut:
+                refs.append(u.id)
+            pos += len(line) + 1
+        return kept, refs
+
+
+@register_method
+class Window(UnitListMethod):
+    """Sliding window: the most recent whole units that fit the budget, in order."""
+
+    name = "window"
+
+    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
+        if budget is None:
+            return "\n".join(self._rendered), [u.id for u in self.units]
+        order = range(len(self.units) - 1, -1, -1)
+        chosen: list[int] = []
+        used = 0
+        for i in order:
+            if used + self._costs[i] > budget:
+                break
+            chosen.append(i)
+            used += self._costs[i]
+        chosen.reverse()  # contiguous by design: the window stops at the first unit that does not fit
+        return "\n".join(self._rendered[i] for i in chosen), [self.units[i].id for i in chosen]
+
+
+class FlatMethod(UnitListMethod):
+    """BM25 / dense / hybrid over single units, through :class:`horma.bench.flat.FlatIndex`."""
+
+    flat: ClassVar[str] = ""
+
+    def __init__(self, workdir: Path, options: MethodOptions | None = None):
+        super().__init__(workdir, options)
+        self._index = None
+        self._indexed = 0
+
+    def recall(self, query: str, budget: int | None) -> Retrieved:
+        from horma.bench.flat import FlatError, FlatIndex
+
+        t0 = _time.perf_counter()
+        if self._index is None or self._indexed != len(self.units):
+            try:
+                self._index = FlatIndex(self.units, [self.flat])
+            except FlatError as exc:
+                raise MethodError(str(exc)) from None
+            self._indexed = len(self.units)
+        ctx = self._index.context(query, self.flat, budget if budget is not None else sum(self._costs))
+        return Retrieved(ctx.text, ctx.tokens, list(ctx.unit_ids), (_time.perf_counter() - t0) * 1000)
+
+
+@register_method
+class BM25(FlatMethod):
+    name = flat = "bm25"
+
+
+@register_method
+class Dense(FlatMethod):
+    name = flat = "dense"
+
+
+@register_method
+class Hybrid(FlatMethod):
+    name = flat = "hybrid"
+
+
+# -- methods over a horma workspace ---------------------------------------------
+class WorkspaceMethod(MemoryMethod):
+    """A :class:`horma.Memory` in ``workdir/workspace``, fed through its manager."""
+
+    def __init__(self, workdir: Path, options: MethodOptions | None = None):
+        super().__init__(workdir, options)
+        from horma.memory import Memory
+
+        o = self.options
+        if o.policy not in ("heuristic", "llm"):
+            raise MethodError(f"unknown policy {o.policy!r}; choose heuristic or llm")
+        if o.policy == "llm" and not o.llm:
+            raise MethodError(f"method {self.name} with the llm policy needs a model (--llm SPEC)")
+        self.memory = Memory(self.workdir / "workspace", manager=o.policy, retriever=o.policy,
+                             sandbox=o.sandbox, llm=o.llm if o.policy == "llm" else None,
+                             domain=o.domain, allow_unsafe_local=o.allow_unsafe_local)
+
+    def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
+        self.memory.record(list(units), slug=slug, time=time)
+
+    def close(self) -> None:
+        self.memory.close()
+
+    def _llm_input_tokens(self) -> int:
+        stats = getattr(self.memory.llm, "stats", None)
+        return stats.input_tokens if stats is not None else 0
+
+
+@register_method
+class Horma(WorkspaceMethod):
+    """Organize, then retrieve: the retriever navigates the tree and selects under the budget."""
+
+    name = "horma"
+    UNLIMITED = 10**9
+
+    def recall(self, query: str, budget: int | None) -> Retrieved:
+        before = self._llm_input_tokens()
+        r = self.memory.recall(query, budget if budget is not None else self.UNLIMITED)
+        return Retrieved(r.text, r.tokens, list(r.refs), r.elapsed_ms, r.llm_calls,
+                         self._llm_input_tokens() - before, r.steps)
+
+
+@register_method
+class DenseNotes(WorkspaceMethod):
+    """Embedding retrieval over note paragraphs: the manager's structure, without navigation."""
+
+    name = "dense-notes"
+    MAX_CHUNK_TOKENS = 200
+
+    def __init__(self, workdir: Path, options: MethodOptions | None = None):
+        super().__init__(workdir, options)
+        self._chunks: list[tuple[str, str]] | None = None  # (note path, chunk text)
+        self._emb = None
+
+    def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
+        super().record(units, slug, time)
+        self._chunks = None
+
+    def _index(self) -> None:
+        from horma.bench.flat import FlatError, _encoder
+        from horma.workspace import parse_note
+
+        ws = self.memory.workspace
+        chunks: list[tuple[str, str]] = []
+        for f in ws.note_files():
+            rel = ws.rel(f)
+            note = parse_note(rel, f.read_text(encoding="utf-8"))
+            chunks.extend((rel, c) for c in note_chunks(note.title, note.body, self.MAX_CHUNK_TOKENS))
+        self._chunks = chunks
+        if not chunks:
+            self._emb = None
+            return
+        try:
+            self._emb = _encoder().encode([c for _, c in chunks], batch_size=64,
+                                          normalize_embeddings=True, show_progress_bar=False)
+        except FlatError as exc:
+            raise MethodError(str(exc)) from None
+
+    def recall(self, query: str, budget: int | None) -> Retrieved:
+        from horma.bench.flat import _encoder
+
+        t0 = _time.perf_counter()
+        if self._chunks is None:
+            self._index()
+        assert self._chunks is not None
+        if not self._chunks:
+            return Retrieved("", 0, [], (_time.perf_counter() - t0) * 1000)
+        q = _encoder().encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
+        sims = self._emb @ q
+        order = sorted(range(len(self._chunks)), key=lambda i: (-float(sims[i]), i))
+        room = budget if budget is not None else 10**9
+        parts: list[str] = []
+        refs: list[str] = []
+        for i in order:
+            path, chunk = self._chunks[i]
+            block = f"# {path}\n{chunk}"
+            cost = count_tokens(block)
+            if cost <= room:
+                parts.append(block)
+                room -= cost
+                refs.extend(r for r in self.memory.workspace.refs_in(chunk) if r not in refs)
+        text = "\n\n".join(parts)
+        return Retrieved(text, count_tokens(text), refs, (_time.perf_counter() - t0) * 1000)
+
+
+def note_chunks(title: str, body: str, max_tokens: int) -> list[str]:
+    """A note body as paragraphs (blank-line separated), long ones split by lines, each under its title."""
+    out: list[str] = []
+    for para in (p.strip() for p in body.split("\n\n")):
+        if not para:
+            continue
+        piece: list[str] = []
+        used = 0
+        for line in para.splitlines():
+            cost = count_tokens(line)
+            if piece and used + cost > max_tokens:
+                out.append(f"{title}\n" + "\n".join(piece))
+                piece, used = [], 0
+            piece.append(line)
+            used += cost
+        if piece:
+            out.append(f"{title}\n" + "\n".join(piece))
+    return out

@@ -66,7 +66,7 @@ def test_plain_completion_wire_format_and_accounting(flavor):
         replies = [llm.complete("Be brief.", USER) for _ in range(2)]
     assert [r.text for r in replies] == ["first", "second"] and not replies[0].tool_calls
     body = srv.requests[0].body
-    assert "tools" not in body and body["model"] == model and body["max_tokens"] == 256
+    assert "tools" not in body and body["model"] == model and body["max_tokens"] == 256  # a custom base URL
     if flavor == "anthropic":
         assert body["system"] == "Be brief." and body["messages"] == [
             {"role": "user", "content": [{"type": "text", "text": "hello"}]}]

@@ -15,7 +15,7 @@ format::
 
     {"role": "user", "content": str}
     {"role": "assistant", "content": str, "tool_calls": [ToolCall.as_dict(), ...]}
-    {"role": "tool", "tool_call_id": str, "name": str, "content": str}
+    {"role": "tool", "tool_call_id": str, "name": str, "content": str, "is_error": bool (optional)}
 
 Plain completions (answers, judging, feedback) pass one user message and no
 tools and read ``Reply.text``.

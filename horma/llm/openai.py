@@ -129,6 +129,8 @@ class OpenAILLM:
         self.model = model
         self.spec = spec or (f"openai:{model}@{base_url}" if base_url else f"openai:{model}")
         self.max_tokens = max_tokens
+        # OpenAI's newer models take only max_completion_tokens; local servers know max_tokens
+        self.max_tokens_field = "max_completion_tokens" if official else "max_tokens"
         self.temperature = temperature
         self.tool_protocol = tool_protocol
         self.policy = RetryPolicy(max_retries, retry_base_delay, retry_max_delay)
@@ -169,7 +171,7 @@ class OpenAILLM:
         if tools:
             params["tools"] = tools
         if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
+            params[self.max_tokens_field] = self.max_tokens
         if self.temperature is not None:
             params["temperature"] = self.temperature
 

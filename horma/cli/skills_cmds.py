@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -30,6 +32,7 @@ DOMAIN_OPT = typer.Option("locomo", "--domain", "-d", help="Skill domain (a file
 
 def register(app: typer.Typer) -> None:
     app.add_typer(skills_app, name="skills")
+    app.command("refine")(refine_cmd)
 
 
 @skills_app.callback()
@@ -156,3 +159,92 @@ def rollback_cmd(
     console.print(f"{domain}: rolled back to round {round} ({size} domain skills)")
     if moved:
         console.print(f"[dim]later rounds moved to {escape(str(moved[0].parent))}[/]")
+
+
+REFINE_BENCHES = ("locomo",)
+
+
+def refine_cmd(
+    bench: str = typer.Argument(..., help=f"Benchmark: {', '.join(REFINE_BENCHES)}."),
+    data: Path = typer.Option(..., "--data", help="Dataset file (locomo10.json format)."),
+    split: str = typer.Option("dev", "--split", help="dev (first 7 conversations), test or all."),
+    categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo question categories."),
+    rounds_: int = typer.Option(1, "--rounds", "-k", min=1, help="Refinement rounds."),
+    limit: int = typer.Option(None, "--limit", "-n", min=1, help="Use only the first N questions."),
+    llm: str = typer.Option(None, "--llm", help="Model for answers, feedback and skills (default: config models.primary / models.feedback)."),
+    judge: str = typer.Option(None, "--judge", help="Judge model; without one, success is F1 >= --success-f1."),
+    domain: str = typer.Option(None, "--domain", "-d", help="Skill domain to grow (default: the benchmark's name)."),
+    out: Path = typer.Option(None, "--out", "-o", help="Run directory (default: runs/refine-<domain>-<time>)."),
+    budget: int = typer.Option(10_000, "--budget", min=1, help="Context budget of H' (managed memory) in tokens."),
+    policy: str = typer.Option("heuristic", "--policy", help="Memory manager/retriever policy: heuristic or llm."),
+    backend: str = typer.Option("auto", "--backend", help="Sandbox backend: auto, docker, bwrap or local."),
+    allow_unsafe_local: bool = typer.Option(False, "--allow-unsafe-local", help="Let an llm policy run in the unisolated local backend."),
+    success_f1: float = typer.Option(0.5, "--success-f1", min=0.0, max=1.0, help="F1 at which an answer counts as a success (no judge)."),
+    rerun_h: bool = typer.Option(False, "--rerun-h", help="Run H again every round (it does not depend on skills)."),
+    max_new: int = typer.Option(8, "--max-new", min=1, help="Most new skills asked for per round."),
+    skills_dir: Path = typer.Option(None, "--skills-dir", help=f"Library folder to grow (default: ${ENV_DIR} or the project's skills/)."),
+    config: Path = typer.Option(None, "--config", help="Config file (models, keys, timeouts)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Grow a domain's skill library by contrastive refinement: run tasks with raw history H and managed memory H', learn from where they differ.
+
+    Example: [bold]horma refine locomo --data locomo_dev.json --rounds 2 --limit 40 --llm anthropic:claude-sonnet-4-5[/]
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from horma.bench.locomo import DatasetError
+    from horma.bench.methods import MethodError, MethodOptions
+    from horma.bench.qa import locomo_tasks
+    from horma.config import ConfigError, load_config
+    from horma.llm import LLMError
+    from horma.refine import QAArena, RefineConfig, RefineError, refine
+
+    if bench not in REFINE_BENCHES:
+        fail(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
+    if policy not in ("heuristic", "llm"):
+        fail(f"--policy must be heuristic or llm, got {policy!r}")
+    try:
+        cats = [int(c) for c in categories.split(",") if c.strip()]
+    except ValueError:
+        fail(f"--categories must be comma-separated numbers, got {categories!r}")
+    if skills_dir is not None:
+        os.environ[ENV_DIR] = str(skills_dir)
+    domain = domain or bench
+    errors = (SkillError, DatasetError, MethodError, ConfigError, LLMError, RefineError, OSError)
+    with user_errors(*errors):
+        load_library(domain)  # a missing or broken library fails before any data is read
+        if not data.is_file():
+            fail(f"{data}: no such dataset file")
+        cfg = load_config(config)
+        qa_tasks = locomo_tasks(str(data), split, cats)
+        memory_llm = (llm or cfg.model("manager")) if policy == "llm" else None
+        arena = QAArena(
+            domain, qa_tasks, cfg.llm("primary", llm),
+            judge=cfg.llm("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
+            options=MethodOptions(policy=policy, llm=memory_llm, sandbox=backend,
+                                  allow_unsafe_local=allow_unsafe_local, domain=domain),
+            limit=limit,
+        )
+        feedback_llm = cfg.llm("feedback", llm)
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = out or Path("runs") / f"refine-{domain}-{stamp}"
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=console, transient=json_out) as bar:
+            def hook(label: str, total: int) -> Callable[[], None]:
+                task_id = bar.add_task(label, total=total)
+                return lambda: bar.advance(task_id)
+
+            report = refine(arena, feedback_llm, out,
+                            RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h), hook)
+    if json_out:
+        console.print_json(json.dumps(report.as_dict()))
+        return
+    table = Table(title=f"refinement of {domain} ({len(arena.tasks())} tasks)")
+    for col in ("round", "score H", "score H'", "exogenous", "endogenous", "added", "dup", "invalid", "library"):
+        table.add_column(col, justify="right" if col != "added" else "left")
+    for r in report.rounds:
+        table.add_row(str(r.round), f"{r.score_h:.3f}", f"{r.score_hp:.3f}", str(len(r.exogenous)),
+                      str(len(r.endogenous)), ", ".join(r.added) or "-", str(len(r.duplicates)),
+                      str(len(r.invalid)), str(r.library_size))
+    console.print(table)
+    console.print(f"run directory: {escape(str(out))} (log.jsonl, report.json, {Path(report.plot or '').name})")

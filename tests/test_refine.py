@@ -235,3 +235,89 @@ def test_shorten_keeps_head_and_tail() -> None:
     short, cut = shorten(text, 10)
     assert cut and short.startswith("w0 w1 w2 w3 w4") and short.endswith("w95 w96 w97 w98 w99")
     assert shorten("a b c", 10) == ("a b c", False)
+
+
+def locomo_fixture(path: Path) -> Path:
+    """A two-session conversation in the locomo10.json format, with three questions (written here)."""
+    sample = {
+        "sample_id": "conv-x",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Bob",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "I ran 3 marathons this year, the last one in Oslo."},
+                {"speaker": "Bob", "dia_id": "D1:2", "text": "Impressive! I adopted a dog named Pixel yesterday."},
+            ],
+            "session_2_date_time": "10:00 am on 20 June, 2023",
+            "session_2": [
+                {"speaker": "Ann", "dia_id": "D2:1", "text": "I started a pottery class last week."},
+                {"speaker": "Bob", "dia_id": "D2:2", "text": "Pixel chewed my shoes again."},
+            ],
+        },
+        "qa": [
+            {"question": "How many marathons did Ann run?", "answer": "3", "evidence": ["D1:1"], "category": 4},
+            {"question": "What is the name of Bob's dog?", "answer": "Pixel", "evidence": ["D1:2"], "category": 4},
+            {"question": "What instrument does Ann play?", "adversarial_answer": "violin", "evidence": [],
+             "category": 5},
+        ],
+    }
+    path.write_text(json.dumps([sample]))
+    return path
+
+
+def test_cli_refine_locomo_end_to_end(lib: Path, tmp_path: Path) -> None:
+    """`horma refine locomo` on a fixture: real H (full) and H' (heuristic horma) runs, answers and
+    feedback from a loopback Anthropic server; two rounds, the library and the run directory on disk."""
+    data = locomo_fixture(tmp_path / "locomo.json")
+    proposal = {"skills": [
+        {"kind": "exogenous", "title": "Keep Counts", "heuristic": "keep_numbers",
+         "principle": "Keep every count of things a person did, with the number as stated.",
+         "when": "A turn states how many times something happened."},
+        {"kind": "endogenous", "title": "Anchor Dates Again",  # base_004 restated: a duplicate
+         "principle": "Give every event an absolute date taken from the session date, resolving relative "
+                      "words against it, and keep a dated timeline.", "when": "Always."},
+    ]}
+    script = [
+        say("3"), say("Rex"), say("Not mentioned in memory."),          # round 1, H: q0 right, q1 wrong, q2 right
+        say("two"), say("Pixel"), say("Not mentioned in memory."),      # round 1, H': q0 wrong, q1 right, q2 right
+        say("The count was dropped from the notes."),                   # feedback: exogenous conv-x/q0
+        say("The notes put the dog's name next to its owner."),         # feedback: endogenous conv-x/q1
+        say(json.dumps(proposal)),                                      # augmentation
+        say("3"), say("Pixel"), say("Not mentioned in memory."),        # round 2, H' only: all right
+    ]
+    out = tmp_path / "run"
+    with LoopbackServer("anthropic", script) as srv:
+        res = CliRunner().invoke(app, [
+            "refine", "locomo", "--data", str(data), "--split", "all", "--rounds", "2",
+            "--llm", f"anthropic:test-model@{srv.base_url}", "--backend", "local", "--out", str(out), "--json",
+        ], env={"ANTHROPIC_API_KEY": "sk-test", "HORMA_LLM_MAX_RETRIES": "0"})
+        assert res.exit_code == 0, res.output
+        assert srv.remaining == 0
+        first_answer = srv.requests[0].body["messages"][0]["content"]
+        feedback = srv.requests[6].body["messages"][0]["content"]
+    assert "Impressive! I adopted a dog named Pixel yesterday." in first_answer  # H saw the whole history
+    assert "How many marathons did Ann run?" in feedback and "D1:1: I ran 3 marathons" in feedback
+
+    report = json.loads(res.output[res.output.index("{"):])
+    r1, r2 = report["rounds"]
+    assert r1["exogenous"] == ["conv-x/q0"] and r1["endogenous"] == ["conv-x/q1"]
+    assert r1["added"] == ["exo_001"] and r1["duplicates"][0]["duplicate_of"] == "base_004"
+    assert r2["exogenous"] == r2["endogenous"] == [] and r2["added"] == []
+    assert r2["score_hp"] == pytest.approx(1.0) and r2["h_reused"]
+    assert [s.id for s in read_skill_file(lib / "locomo.yaml")] == ["exo_001"]
+    assert rounds("locomo") == [0, 1, 2]
+    assert (out / "skill_growth.png").is_file() and (out / "round_2" / "report.json").is_file()
+    assert any((out / "round_1" / "H_prime").rglob("notes/*"))  # H' really built a workspace
+
+
+def test_cli_refine_bad_input(lib: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["refine", "locomo", "--data", str(tmp_path / "missing.json")])
+    assert res.exit_code == 1 and "missing.json: no such dataset file" in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"sample_id": "x"')
+    res = runner.invoke(app, ["refine", "locomo", "--data", str(bad), "--llm", "openai:m@http://127.0.0.1:9/v1"])
+    assert res.exit_code == 1 and "bad.json" in res.output
+    res = runner.invoke(app, ["refine", "chess", "--data", str(bad)])
+    assert res.exit_code == 1 and "refine supports locomo" in res.output
+    assert rounds("locomo") == []

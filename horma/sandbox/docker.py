@@ -10,13 +10,15 @@ command) rather than an exec per command (tens of milliseconds).
 
 After a timeout (or a shell killed by a limit) the container is restarted,
 which ends every process the command left, fork bombs included; closing the
-session removes the container.
+session removes the container, and opening one removes the containers of
+sessions whose process was killed before it could close them.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
 
 from horma.sandbox import BackendStatus, Limits, SandboxError, View, safe_env
@@ -86,6 +88,20 @@ class DockerSandbox(ShellSandbox):
             self.client.close()
 
 
+def _prune_orphans(client) -> None:
+    """Remove containers of sessions whose process died without closing them (killed runs)."""
+    from docker.errors import DockerException
+
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        owner = c.labels.get(f"{LABEL}.pid", "")
+        here = c.labels.get(f"{LABEL}.host") == socket.gethostname()
+        if here and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            try:
+                c.remove(force=True)
+            except DockerException:
+                pass  # another session is pruning it
+
+
 def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[str]:
     argv = ["docker", "exec", "-i", "-u", f"{who.uid}:{who.gid}", "-w", SANDBOX_ROOT]
     for key, value in env.items():
@@ -107,6 +123,7 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
     file_bytes = limits.file_mb * 1024 * 1024
     client = docker.from_env(timeout=30)
     try:
+        _prune_orphans(client)
         container = client.containers.run(
             IMAGE,
             ["sleep", "infinity"],
@@ -133,7 +150,8 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             environment={},
-            labels={LABEL: "1", f"{LABEL}.workspace": str(workspace)},
+            labels={LABEL: "1", f"{LABEL}.workspace": str(workspace), f"{LABEL}.pid": str(os.getpid()),
+                    f"{LABEL}.host": socket.gethostname()},
         )
     except DockerException as exc:
         client.close()

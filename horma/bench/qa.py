@@ -87,6 +87,7 @@ def run_qa_task(task: QATask, settings: "RunSettings", todo: Sequence[str], emit
         t0 = _time.perf_counter()
         for seg in task.segments:
             method.record(seg.units, seg.slug, seg.time)
+        method.ready()
         ingest_ms = (_time.perf_counter() - t0) * 1000
         for q in items:
             got = method.recall(q.question, settings.budget)

@@ -1,0 +1,126 @@
+"""The heuristic retriever: a scripted navigator in the same action space as the LLM one.
+
+It acts only through the sandbox (``hsearch``, or ``grep`` when the workspace
+has no search index) and the two terminal actions ``select`` and ``done``,
+and records every action in the trajectory format an LLM retriever writes,
+so its traces can later teach a small retriever. It selects raw lines, never
+notes: the context must carry the turns verbatim, with their provenance.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+
+from horma.context import Context
+from horma.tokens import count_tokens
+from horma.workspace import RAW_DIR, parse_raw_line
+
+HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
+PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap
+MIN_ROOM = 8  # below this many tokens no turn fits: stop searching
+MAX_PAGES = 50
+GREP_TERMS = 12
+
+
+def _hits(output: str) -> Iterable[tuple[str, int, str]]:
+    """``path:line:raw line`` rows of raw files, in the order printed."""
+    for row in output.splitlines():
+        path, _, rest = row.partition(":")
+        num, _, line = rest.partition(":")
+        if path.startswith(f"{RAW_DIR}/") and num.isdigit():
+            yield path, int(num), line
+
+
+def _more(output: str) -> int | None:
+    last = output.rstrip().rsplit("\n", 1)[-1]
+    if last.startswith("[more: hsearch --skip "):
+        num = last.split()[3]
+        return int(num) if num.isdigit() else None
+    return None
+
+
+def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tuple[str, int]]) -> dict[str, list[int]]:
+    """Greedily take ranked lines that fit the room left, costed as the context will render them."""
+    room = context.room
+    segments = {item.path for item in context.items}
+    chosen: dict[str, list[int]] = {}
+    for path, num, line in hits:
+        if (path, num) in seen:
+            continue
+        seen.add((path, num))
+        unit = parse_raw_line(line)
+        if unit is None:
+            continue
+        cost = count_tokens(f"{unit.id} {unit.actor}: {unit.text}") + (0 if path in segments else HEADER_COST)
+        if cost <= room:
+            room -= cost
+            segments.add(path)
+            chosen.setdefault(path, []).append(num)
+        if room < MIN_ROOM:
+            break
+    return chosen
+
+
+def _ranges(lines: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for n in sorted(lines):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def _select_all(chosen: dict[str, list[int]], context: Context, trajectory) -> None:
+    for path, lines in chosen.items():
+        for start, end in _ranges(lines):
+            obs = context.select(path, start, end)
+            trajectory.step("select", {"path": path, "start": start, "end": end}, obs)
+
+
+def _grep_fallback(sandbox, context: Context, trajectory) -> None:
+    """Without an index (e.g. a workspace an LLM manager kept), rank grep matches by distinct query words."""
+    from horma.agents.heuristic_manager import text_tools
+
+    ht = text_tools()
+    words = [w for w in dict.fromkeys(ht.words(context.query)) if w not in ht.STOPWORDS][:GREP_TERMS]
+    if not words:
+        return
+    pattern = "|".join(words)
+    cmd = f"grep -rniE -e {shlex.quote(pattern)} {RAW_DIR} --include=units.log | head -n 2000"
+    res = sandbox.exec(cmd)
+    trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code, elapsed_ms=round(res.elapsed_ms, 3))
+    wanted = set(ht.terms(" ".join(words)))
+    scored = []
+    for path, num, line in _hits(res.output):
+        unit = parse_raw_line(line)
+        if unit is not None:
+            scored.append((-len(wanted & set(ht.terms(unit.text))), path, num, line))
+    scored.sort()
+    _select_all(_pick([(p, n, ln) for _, p, n, ln in scored], context, set()), context, trajectory)
+
+
+def navigate(sandbox, context: Context, trajectory) -> None:
+    """Fill ``context`` with the raw turns ``hsearch`` ranks best, page by page, then ``done``."""
+    seen: set[tuple[str, int]] = set()
+    skip = 0
+    for _ in range(MAX_PAGES):
+        if context.room < MIN_ROOM:
+            break
+        cmd = (f"hsearch --budget {context.room} --max-chars {PAGE_CHARS} --notes 0 --skip {skip} -n 0 -- "
+               f"{shlex.quote(context.query)}")
+        res = sandbox.exec(cmd)
+        trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,
+                        elapsed_ms=round(res.elapsed_ms, 3))
+        if res.exit_code == 2 and "no search index" in res.output:
+            _grep_fallback(sandbox, context, trajectory)
+            break
+        if res.exit_code != 0:
+            break
+        _select_all(_pick(_hits(res.output), context, seen), context, trajectory)
+        nxt = _more(res.output)
+        if nxt is None or nxt <= skip:
+            break
+        skip = nxt
+    trajectory.step("done", {}, f"done: {context.tokens} tokens, {len(context.refs)} units")

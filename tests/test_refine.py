@@ -265,6 +265,12 @@ def locomo_fixture(path: Path) -> Path:
     return path
 
 
+def user_text(body: dict) -> str:
+    """The first user message of an Anthropic request, as text (content may be a list of blocks)."""
+    content = body["messages"][0]["content"]
+    return content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+
+
 def test_cli_refine_locomo_end_to_end(lib: Path, tmp_path: Path) -> None:
     """`horma refine locomo` on a fixture: real H (full) and H' (heuristic horma) runs, answers and
     feedback from a loopback Anthropic server; two rounds, the library and the run directory on disk."""
@@ -284,6 +290,10 @@ def test_cli_refine_locomo_end_to_end(lib: Path, tmp_path: Path) -> None:
         say("The notes put the dog's name next to its owner."),         # feedback: endogenous conv-x/q1
         say(json.dumps(proposal)),                                      # augmentation
         say("3"), say("Pixel"), say("Not mentioned in memory."),        # round 2, H' only: all right
+        say("Owner and pet in one note again."),                        # feedback: conv-x/q1 (H is reused)
+        say(json.dumps({"skills": [{"kind": "exogenous", "title": "Numbers Matter",  # exo_001 restated
+                                    "principle": "Keep every count of the things a person did, with the "
+                                                 "number exactly as stated.", "when": "Counts."}]})),
     ]
     out = tmp_path / "run"
     with LoopbackServer("anthropic", script) as srv:
@@ -293,8 +303,7 @@ def test_cli_refine_locomo_end_to_end(lib: Path, tmp_path: Path) -> None:
         ], env={"ANTHROPIC_API_KEY": "sk-test", "HORMA_LLM_MAX_RETRIES": "0"})
         assert res.exit_code == 0, res.output
         assert srv.remaining == 0
-        first_answer = srv.requests[0].body["messages"][0]["content"]
-        feedback = srv.requests[6].body["messages"][0]["content"]
+        first_answer, feedback = (user_text(srv.requests[i].body) for i in (0, 6))
     assert "Impressive! I adopted a dog named Pixel yesterday." in first_answer  # H saw the whole history
     assert "How many marathons did Ann run?" in feedback and "D1:1: I ran 3 marathons" in feedback
 
@@ -302,7 +311,8 @@ def test_cli_refine_locomo_end_to_end(lib: Path, tmp_path: Path) -> None:
     r1, r2 = report["rounds"]
     assert r1["exogenous"] == ["conv-x/q0"] and r1["endogenous"] == ["conv-x/q1"]
     assert r1["added"] == ["exo_001"] and r1["duplicates"][0]["duplicate_of"] == "base_004"
-    assert r2["exogenous"] == r2["endogenous"] == [] and r2["added"] == []
+    assert r2["exogenous"] == [] and r2["endogenous"] == ["conv-x/q1"] and r2["added"] == []
+    assert r2["duplicates"][0]["duplicate_of"] == "exo_001"
     assert r2["score_hp"] == pytest.approx(1.0) and r2["h_reused"]
     assert [s.id for s in read_skill_file(lib / "locomo.yaml")] == ["exo_001"]
     assert rounds("locomo") == [0, 1, 2]

@@ -20,6 +20,7 @@ import datetime as dt
 import os
 import re
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -91,8 +92,9 @@ def parse_raw_line(line: str) -> Unit | None:
 
 
 def slugify(text: str, max_len: int = 48) -> str:
-    """A filesystem-safe, readable slug."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """A filesystem-safe, readable slug; accents fold to ASCII (``Tomás`` -> ``tomas``, not ``tom-s``)."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug[:max_len].strip("-") or "segment"
 
 

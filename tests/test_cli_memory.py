@@ -141,7 +141,7 @@ def test_ingest_refuses_bad_policies_before_writing(tmp_path):
 
 def test_killed_ingest_rerun_archives_every_unit_exactly_once(tmp_path):
     data = tmp_path / "big.json"
-    data.write_text(json.dumps([locomo_sample("conv-k", 40, 25)]))
+    data.write_text(json.dumps([locomo_sample("conv-k", 20, 10)]))
     ws = tmp_path / "ws"
     cmd = [sys.executable, "-c", "from horma.cli import main; main()", "ingest", "locomo", str(data), "-w", str(ws), "--backend", "local"]
     log = ws / "conv-k" / ".horma" / "ingest.log"
@@ -155,10 +155,10 @@ def test_killed_ingest_rerun_archives_every_unit_exactly_once(tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     wsk = Workspace.open(ws / "conv-k")
-    assert 0 < len(wsk.raw_files()) < 40, "the kill did not land mid-ingest"
+    assert 0 < len(wsk.raw_files()) < 20, "the kill did not land mid-ingest"
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     counts = Counter(r.unit.id for r in wsk.iter_raw())
-    assert len(counts) == 40 * 25 and set(counts.values()) == {1}
+    assert len(counts) == 20 * 10 and set(counts.values()) == {1}
     organized = {json.loads(x)["segment"] for x in log.read_text().splitlines()
                  if x.strip() and json.loads(x)["event"] == "organized"}
     assert organized == {wsk.rel(f) for f in wsk.raw_files()}

@@ -470,6 +470,9 @@ def plot_growth(report: RefineReport, path: Path) -> Path:
     b.plot(rx, [r.score_hp for r in report.rounds], marker="o", label="H' (managed memory)")
     b.set(title="score per round", xlabel="round", ylabel="mean score")
     b.legend(fontsize=8)
+    a.set_ylim(0, max(sizes) + 1)
+    a.yaxis.get_major_locator().set_params(integer=True)
+    b.set_ylim(0, 1.05)
     for ax in (a, b):
         ax.set_xticks(xs if ax is a else rx)
         ax.grid(alpha=0.3)

@@ -240,7 +240,7 @@ def refine_cmd(
         console.print_json(json.dumps(report.as_dict()))
         return
     table = Table(title=f"refinement of {domain} ({len(arena.tasks())} tasks)")
-    for col in ("round", "score H", "score H'", "exogenous", "endogenous", "added", "dup", "invalid", "library"):
+    for col in ("round", "H", "H'", "exo", "endo", "added", "dup", "invalid", "skills"):
         table.add_column(col, justify="right" if col != "added" else "left")
     for r in report.rounds:
         table.add_row(str(r.round), f"{r.score_h:.3f}", f"{r.score_hp:.3f}", str(len(r.exogenous)),

@@ -73,6 +73,7 @@ TOPICS: dict[str, str] = {
 }
 
 _CAPS = re.compile(r"\b[A-Z][a-zA-Z'\-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][a-zA-Z'\-]*)*")
+_CAPWORD = re.compile(r"\b[A-Z][a-zA-Z'\-]*")
 _SENTENCE_END = re.compile(r"(?:^|[.!?]\s+|[\"“(]\s*)$")
 _NUMBER = re.compile(r"\d")
 _RELATIVE: dict[str, tuple[str, int]] = {  # phrase -> (unit, offset)
@@ -287,6 +288,7 @@ class _State:
     memo: dict[str, str] = field(default_factory=dict)  # note line -> its index terms
     mtimes: dict[str, int] = field(default_factory=dict)
     counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
+    known: set[str] = field(default_factory=set)  # entity names seen mid-sentence, then found anywhere
 
 
 _STATES: dict[Path, _State] = {}
@@ -296,7 +298,22 @@ def _state(ws: Workspace) -> _State:
     st = _STATES.get(ws.root)
     if st is None or any(_mtime(ws, rel) != m for rel, m in st.mtimes.items()):
         st = _STATES[ws.root] = _State()  # notes changed behind our back: re-read them from disk
+        st.known = _entity_titles(ws)
     return st
+
+
+def _entity_titles(ws: Workspace) -> set[str]:
+    """Names of the entity notes already on disk (their title line), so a new process still finds them."""
+    out = set()
+    for p in (ws.root / NOTES_DIR / "entities").glob("*.md"):
+        with p.open(encoding="utf-8") as fh:
+            for line in (fh.readline(), fh.readline()):
+                if line.startswith("title: "):
+                    try:
+                        out.add(str(json.loads(line[7:])))
+                    except ValueError:
+                        out.add(line[7:].strip().strip("'\""))
+    return out
 
 
 def _mtime(ws: Workspace, rel: str) -> int:
@@ -427,7 +444,12 @@ def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: 
             note = _mention_note(ws, st, "people", u.actor, f"person ({u.actor}'s own turns)")
             note.add(ws, segment, n, u)
             touched.append(note.path)
-            for name in entities(u.text, speakers):
+            found = entities(u.text, speakers)
+            if st.known:
+                caps = set(_CAPWORD.findall(u.text))
+                found += [k for k in st.known if k not in found and all(w in caps for w in k.split()) and k in u.text]
+            st.known.update(found)
+            for name in found:
                 if name not in names:
                     names.append(name)
                 note = _mention_note(ws, st, "entities", name, "named in the conversation")

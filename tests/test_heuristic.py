@@ -1,0 +1,321 @@
+"""The zero-LLM manager and navigator, the sandbox helpers they share, flat baselines and the benchmark.
+
+Everything runs for real: notes are written through a local sandbox shell,
+`hsearch`/`hindex`/`hwrite` run as the processes the sandbox would start, and
+the benchmark script runs end to end on a small conversation written here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from horma.agents.heuristic_manager import anchor_dates, entities, manage, render_note, text_tools
+from horma.agents.navigator import navigate
+from horma.agents.trajectory import Trajectory, read_trajectory
+from horma.bench.flat import FlatIndex, fill, render_turn, rrf
+from horma.context import Context
+from horma.resources import SANDBOX_BIN
+from horma.sandbox import View, check_backends, open_sandbox
+from horma.tokens import count_tokens
+from horma.workspace import Unit, Workspace, parse_note, parse_raw_line
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SESSIONS = [
+    ("2023-05-08 13:56", [
+        ("Ada", "Hey Bo! I adopted a cat named Pixel yesterday, she is tiny and grey."),
+        ("Bo", "That's lovely! What made you choose a cat?"),
+        ("Ada", "My apartment in Lisbon is small, and cats are fine on their own."),
+        ("Bo", "I started pottery classes at the Clayhouse studio, my first bowl cracked."),
+        ("Ada", "Ha, keep at it. I'm training for the Porto half marathon in June."),
+    ]),
+    ("2023-06-20 09:10", [
+        ("Bo", "How did the race go?"),
+        ("Ada", "I finished the half marathon in 1:58, my best time ever!"),
+        ("Bo", "Amazing. My sister Clara visited last week and we went hiking."),
+        ("Ada", "Where did you hike?"),
+        ("Bo", "Along the coast near Sintra, the views were unreal."),
+    ]),
+    ("2023-07-02 18:30", [
+        ("Ada", "Pixel learned to open the kitchen door, she is a menace."),
+        ("Bo", "My pottery got better, I glazed a blue vase for Clara's birthday."),
+        ("Ada", "You should sell them at the weekend market."),
+    ]),
+]
+
+
+def units_of(n: int) -> list[Unit]:
+    time, turns = SESSIONS[n]
+    return [Unit(f"D{n + 1}:{i}", time, who, text) for i, (who, text) in enumerate(turns, 1)]
+
+
+def ingest(root: Path, sessions: range | None = None) -> tuple[Workspace, list[dict]]:
+    ws = Workspace.init(root)
+    stats = []
+    with open_sandbox(ws.root, "local", View.WRITE) as box, ws.writer():
+        for n in sessions if sessions is not None else range(len(SESSIONS)):
+            seg = ws.archive(units_of(n), f"chat-{n + 1}", SESSIONS[n][0])
+            stats.append(manage(box, ws, seg, units_of(n)))
+    return ws, stats
+
+
+@pytest.fixture()
+def ws(tmp_path) -> Workspace:
+    return ingest(tmp_path / "ws")[0]
+
+
+def run_helper(name: str, *args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SANDBOX_BIN / name), *args], cwd=cwd, input=stdin, capture_output=True,
+                          text=True, timeout=30, env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+
+
+# -- text analysis ---------------------------------------------------------------
+def test_porter_stemmer_reference_cases():
+    ht = text_tools()
+    cases = {"caresses": "caress", "ponies": "poni", "cats": "cat", "running": "run", "painted": "paint",
+             "painting": "paint", "hopping": "hop", "relational": "relat", "generalization": "gener",
+             "adoption": "adopt", "happy": "happi", "marathon": "marathon", "hiking": "hike"}
+    assert {w: ht.stem(w) for w in cases} == cases
+
+
+def test_sandbox_analysis_without_re_matches_host():
+    """hsearch runs without `re`; its fallback splitting must equal the compiled patterns exactly."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import hormatext as ht; "
+        "assert ht._WORD is None; import json; "
+        "print(json.dumps([[ht.words(t), ht.count_tokens(t)] for t in json.loads(sys.stdin.read())]))"
+    )
+    texts = ["Hey Mel's café_2 — 1:58!", "naïve 😀 x_y", "  ", "D3:7 | 2023-05-08 13:56 | Caroline: hi"]
+    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(SANDBOX_BIN)], input=json.dumps(texts),
+                         capture_output=True, text=True, check=True).stdout
+    ht = text_tools()
+    assert json.loads(out) == [[ht.words(t), ht.count_tokens(t)] for t in texts]
+    assert all(ht.count_tokens(t) == count_tokens(t) for t in texts)
+
+
+def test_entities_and_relative_dates():
+    assert entities("I went to Porto with my sister Clara and Ada.", {"Ada"}) == ["Porto", "Clara"]
+    assert entities("Thanks Bo! Sure.", {"Bo"}) == []
+    assert anchor_dates("I adopted her yesterday and race next month", "2023-05-08 13:56") == [
+        "yesterday = 7 May 2023", "next month = June 2023"]
+
+
+def test_render_note_round_trips_through_parse_note():
+    text = render_note('Ada: "quotes", colons: and ünïcode', "2023-05-08 13:56",
+                       {"raw/x/units.log": ["D1:1", "D1:2"]}, ["notes/timeline.md"], "# Body\n- line")
+    note = parse_note("notes/a.md", text)
+    assert note.title == 'Ada: "quotes", colons: and ünïcode'
+    assert note.sources == [{"path": "raw/x/units.log", "units": ["D1:1", "D1:2"]}]
+    assert note.links == ["notes/timeline.md"] and note.time == "2023-05-08 13:56"
+
+
+# -- the manager -----------------------------------------------------------------
+def test_manager_writes_linked_notes_and_index(ws):
+    raw_before = {p: p.read_bytes() for p in (ws.root / "raw").rglob("*") if p.is_file()}
+    notes = {ws.rel(p) for p in ws.note_files()}
+    sessions = sorted(n for n in notes if n.startswith("notes/sessions/"))
+    assert len(sessions) == 3 and "notes/timeline.md" in notes
+    s1 = ws.read_note(sessions[0])
+    seg = s1.sources[0]["path"]
+    assert s1.sources[0]["units"] == [f"D1:{i}" for i in range(1, 6)]
+    assert "yesterday = 7 May 2023" in s1.body and "participants: Ada, Bo" in s1.body
+    assert "- D1:4 (line 4) Bo: I started pottery classes" in s1.body
+    pixel = ws.read_note("notes/entities/pixel.md")
+    assert [ws.rel(ws.resolve(link)) for link in pixel.links] == ["notes/entities/pixel/2023-05.md",
+                                                                  "notes/entities/pixel/2023-07.md"]
+    may = ws.read_note("notes/entities/pixel/2023-05.md")
+    assert may.sources == [{"path": seg, "units": ["D1:1"]}]
+    assert f"- 2023-05-08 D1:1 ({seg}:1) Ada: Hey Bo! I adopted a cat named Pixel" in may.body
+    clara = ws.read_note("notes/entities/clara/2023-06.md")
+    assert clara.sources[0]["units"] == ["D2:3"]
+    # every id a note cites exists, and its raw line is where the note says
+    for rel in notes:
+        note = ws.read_note(rel)
+        for src in note.sources:
+            lines = ws.resolve(src["path"]).read_text().splitlines()
+            assert set(src["units"]) <= {parse_raw_line(x).id for x in lines}
+    assert "hsearch" in (ws.root / "INDEX.md").read_text() and "`notes/sessions/` 3 note(s)" in (
+        ws.root / "INDEX.md").read_text()
+    timeline = ws.read_note("notes/timeline.md").body
+    assert timeline.index("2023-05-08") < timeline.index("2023-06-20") < timeline.index("2023-07-02")
+    index = sorted(p.name for p in (ws.meta / "index").iterdir())
+    assert sum(n.startswith("raw__") for n in index) == 3 and "note__sessions__" in " ".join(index)
+    assert not [n for n in index if n.startswith(".payload")]
+    assert raw_before == {p: p.read_bytes() for p in (ws.root / "raw").rglob("*") if p.is_file()}
+
+
+def test_manager_resumes_from_notes_on_disk(tmp_path):
+    """A new process (fresh state) continues the notes the last one wrote instead of starting over."""
+    import horma.agents.heuristic_manager as hm
+
+    ingest(tmp_path / "ws", range(0, 2))
+    hm._STATES.clear()
+    ws, stats = ingest(tmp_path / "ws", range(2, 3))
+    assert stats[0]["units"] == 3 and stats[0]["commands"] == 1
+    summary = ws.read_note("notes/entities/pixel.md")
+    assert "2 mention(s)" in summary.body and summary.time == "2023-05-08 .. 2023-07-02"
+    people = ws.read_note("notes/people/bo.md").body
+    assert "[2023-05]" in people and "[2023-06]" in people and "[2023-07]" in people
+
+
+def test_manager_options_from_skills(tmp_path):
+    ws = Workspace.init(tmp_path / "ws")
+    with open_sandbox(ws.root, "local", View.WRITE) as box, ws.writer():
+        seg = ws.archive(units_of(0), "chat-1", SESSIONS[0][0])
+        manage(box, ws, seg, units_of(0), skills={"entity_notes": False, "topic_notes": False,
+                                                   "verbatim_quotes": True, "unknown_option": 1})
+    notes = {ws.rel(p) for p in ws.note_files()}
+    assert not [n for n in notes if "/entities/" in n or "/topics/" in n or "/people/" in n]
+    body = ws.read_note(next(n for n in notes if "/sessions/" in n)).body
+    assert "My apartment in Lisbon is small, and cats are fine on their own." in body
+
+
+# -- the helpers -----------------------------------------------------------------
+def test_hsearch_ranks_and_pages(ws):
+    out = run_helper("hsearch", "-n", "3", "--notes", "0", "--", "when was the half marathon race", cwd=ws.root)
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0]
+    path, line, raw = first.split(":", 2)
+    assert path.startswith("raw/") and parse_raw_line(raw).id == "D2:2"
+    assert len(out.stdout.splitlines()) == 3
+    page = run_helper("hsearch", "--max-chars", "200", "--notes", "0", "pottery", cwd=ws.root / "notes")
+    assert page.stdout.splitlines()[-1].startswith("[more: hsearch --skip ")
+    notes = run_helper("hsearch", "-n", "1", "--notes", "2", "Clara", cwd=ws.root).stdout.splitlines()
+    assert notes[0].startswith("raw/") and notes[1].startswith("notes/") and len(notes) == 3
+    assert run_helper("hsearch", "zzzqqq", cwd=ws.root).returncode == 1
+    bad = run_helper("hsearch", "-n", "x", "cat", cwd=ws.root)
+    assert bad.returncode == 2 and "-n needs a non-negative whole number" in bad.stderr
+    assert "no query given" in run_helper("hsearch", "  ", cwd=ws.root).stderr
+
+
+def test_hindex_rebuilds_what_the_manager_wrote(ws):
+    folder = ws.meta / "index"
+    written = {p.name: p.read_text() for p in folder.iterdir()}
+    for p in folder.iterdir():
+        p.unlink()
+    out = run_helper("hsearch", "cat", cwd=ws.root)
+    assert out.returncode == 2 and "no search index" in out.stderr
+    done = run_helper("hindex", cwd=ws.root)
+    assert done.returncode == 0 and "indexed 3 raw segment(s)" in done.stdout
+    assert {p.name: p.read_text() for p in folder.iterdir()} == written
+    again = run_helper("hindex", cwd=ws.root)
+    assert "indexed 0 raw segment(s) (3 in all)" in again.stdout
+
+
+def test_hwrite_is_atomic_and_keeps_out_of_raw(tmp_path):
+    (tmp_path / "raw").mkdir()
+    ok = run_helper("hwrite", cwd=tmp_path, stdin="@hwrite 6 notes/a/b.md\nhello\n@hwrite 0 notes/empty.md\n")
+    assert ok.returncode == 0 and (tmp_path / "notes/a/b.md").read_text() == "hello\n"
+    assert (tmp_path / "notes/empty.md").read_text() == ""
+    for rel in ("raw/x.log", "../escape.md", ".horma/workspace.yaml"):
+        bad = run_helper("hwrite", cwd=tmp_path, stdin=f"@hwrite 1 {rel}\nx")
+        assert bad.returncode == 2 and rel in bad.stderr
+    assert not (tmp_path / "raw/x.log").exists() and not (tmp_path.parent / "escape.md").exists()
+    short = run_helper("hwrite", cwd=tmp_path, stdin="@hwrite 99 notes/c.md\nabc")
+    assert short.returncode == 2 and "ends 96 characters early" in short.stderr
+    assert not (tmp_path / "notes/c.md").exists()
+
+
+# -- the navigator ---------------------------------------------------------------
+def recall(ws: Workspace, query: str, budget: int, backend: str = "local") -> tuple[Context, list[dict]]:
+    with open_sandbox(ws.root, backend, View.READ) as box:
+        ctx = Context(query, budget, ws)
+        traj = Trajectory(ws.trajectories, "retriever", query, policy="heuristic")
+        navigate(box, ctx, traj)
+        traj.end("done")
+    return ctx, read_trajectory(traj.path)
+
+
+def test_navigator_selects_evidence_verbatim_within_budget(ws):
+    ctx, records = recall(ws, "How long did Ada take to finish the half marathon?", 60)
+    assert "D2:2 Ada: I finished the half marathon in 1:58, my best time ever!" in ctx.text
+    assert "[20 June 2023]" in ctx.text and ctx.tokens <= 60 and "D2:2" in ctx.refs
+    steps = [r for r in records if r["type"] == "step"]
+    assert steps[0]["action"] == "bash" and steps[0]["args"]["command"].startswith("hsearch ")
+    assert steps[0]["exit_code"] == 0 and "D2:2" in steps[0]["observation"]
+    selects = [s for s in steps if s["action"] == "select"]
+    assert selects and all(set(s["args"]) == {"path", "start", "end"} for s in selects)
+    assert all(s["observation"].startswith("selected ") for s in selects)
+    assert steps[-1]["action"] == "done"
+
+
+def test_navigator_fills_large_budget_and_finds_adjacent_answer(ws):
+    ctx, _ = recall(ws, "Where did Bo go hiking with Clara?", 1000)
+    assert "Along the coast near Sintra" in ctx.text  # the reply after the question turn
+    small, _ = recall(ws, "pottery", 25)
+    assert 0 < small.tokens <= 25
+
+
+def test_navigator_falls_back_to_grep_without_index(ws):
+    for p in (ws.meta / "index").iterdir():
+        p.unlink()
+    ctx, records = recall(ws, "Which studio does Bo take pottery classes at?", 200)
+    assert "Clayhouse studio" in ctx.text
+    commands = [r["args"]["command"] for r in records if r.get("action") == "bash"]
+    assert commands[0].startswith("hsearch") and commands[1].startswith("grep -rniE")
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "docker"])
+def test_isolated_backends_run_manager_and_navigator(tmp_path, backend):
+    status = {s.name: s for s in check_backends()}[backend]
+    if not status.available:
+        pytest.skip(f"{backend} not available here: {status.reason}")
+    ws = Workspace.init(tmp_path / "ws")
+    with open_sandbox(ws.root, backend, View.WRITE) as box, ws.writer():
+        seg = ws.archive(units_of(1), "chat-2", SESSIONS[1][0])
+        manage(box, ws, seg, units_of(1))
+    assert ws.read_note("notes/entities/clara.md").title == "Clara"
+    ctx, _ = recall(ws, "Where did Bo hike?", 100, backend)
+    assert "Along the coast near Sintra" in ctx.text
+
+
+# -- flat baselines --------------------------------------------------------------
+def test_flat_bm25_fill_and_fusion():
+    units = [u for n in range(3) for u in units_of(n)]
+    index = FlatIndex(units, ["bm25"])
+    order = index.rank("pottery vase for Clara", "bm25")
+    assert units[order[0]].id == "D3:2"
+    ctx = index.context("pottery vase for Clara", "bm25", 40)
+    assert ctx.tokens <= 40 and "D3:2" in ctx.unit_ids and ctx.tokens == count_tokens(ctx.text)
+    assert render_turn(units[0]).startswith("[8 May 2023] Ada: Hey Bo!")
+    assert fill(units, [0, 1], 5).unit_ids == []
+    assert rrf([0, 1, 2], [2, 1, 0]) == [0, 2, 1]  # consistent middling beats split extremes only by a hair
+    assert rrf([0, 1, 2], [1, 0, 2]) == [0, 1, 2] and rrf([3, 1], [1, 3]) == [1, 3]
+
+
+# -- the benchmark ---------------------------------------------------------------
+def test_benchmark_script_end_to_end(tmp_path):
+    sample = {"sample_id": "conv-t", "conversation": {"speaker_a": "Ada", "speaker_b": "Bo"}, "qa": [
+        {"question": "How fast did Ada run the half marathon?", "answer": "1:58", "evidence": ["D2:2"], "category": 4},
+        {"question": "Where did Bo hike?", "answer": "near Sintra", "evidence": ["D2:5"], "category": 4},
+        {"question": "When did Ada adopt Pixel?", "answer": "7 May 2023", "evidence": ["D1:1"], "category": 2},
+        {"question": "What did Ada glaze?", "adversarial_answer": "a vase", "evidence": ["D3:2"], "category": 5},
+        {"question": "Who is older?", "answer": "?", "evidence": [], "category": 1}]}
+    for n, (time, turns) in enumerate(SESSIONS, 1):
+        d, t = time.split(" ")
+        hour, minute = map(int, t.split(":"))
+        import datetime as dt
+
+        stamp = dt.datetime.strptime(f"{d} {hour}:{minute}", "%Y-%m-%d %H:%M")
+        sample["conversation"][f"session_{n}_date_time"] = stamp.strftime("%-I:%M %p on %-d %B, %Y").lower()
+        sample["conversation"][f"session_{n}"] = [
+            {"speaker": who, "dia_id": f"D{n}:{i}", "text": text} for i, (who, text) in enumerate(turns, 1)]
+    data = tmp_path / "mini.json"
+    data.write_text(json.dumps([sample]))
+    out = subprocess.run([sys.executable, str(ROOT / "bench/retrieval.py"), "--data", str(data), "--budget", "40,300",
+                          "--methods", "horma,bm25", "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["questions"] == 4 and report["ingest"]["turns"] == 13
+    rows = {(r["method"], r["budget"]): r for r in report["results"]}
+    assert rows["horma", 300]["evidence_recall"] == 1.0 and rows["horma", 300]["mean_tokens"] <= 300
+    assert rows["horma", 40]["mean_tokens"] <= 40 and rows["bm25", 40]["mean_tokens"] <= 40
+    assert 0 < rows["horma", 300]["jaccard"] < 1 and rows["horma", 300]["p50_ms"] > 0
+    bad = subprocess.run([sys.executable, str(ROOT / "bench/retrieval.py"), "--data", str(tmp_path / "nope.json")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "no such file" in bad.stderr

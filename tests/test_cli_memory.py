@@ -231,3 +231,27 @@ def test_demo_runs_offline_quickly(tmp_path):
     assert res.output.count("recall") >= 3
     for evidence in ("S2:1", "S3:9", "S3:10"):
         assert evidence in res.output
+
+
+def test_ask_answers_through_a_model_and_recall_can_use_an_llm_retriever(demo_ws, monkeypatch):
+    from loopback import LoopbackServer, call, say
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-cli")
+    with LoopbackServer("openai", [say("Kyoto, to visit a pottery workshop.")]) as srv:
+        res = ok(["ask", demo_ws, "Where is Jun going in June?", "--llm", f"openai:m@{srv.base_url}",
+                  "--backend", "local", "--json"])
+        prompt = srv.requests[0].body["messages"][-1]["content"]
+    out = json.loads(res.stdout)
+    assert out["answer"] == "Kyoto, to visit a pottery workshop." and out["input_tokens"] > 0
+    assert "Where is Jun going in June?" in prompt and "S3:10 Jun:" in prompt
+    script = [call("bash", command="grep -rln Biscuit raw"), call("select", path="raw/2024-03-16T11-30__session-2/units.log",
+                                                                  start=1, end=3), call("done")]
+    with LoopbackServer("openai", script) as srv:
+        res = ok(["recall", demo_ws, "cat's name", "--retriever", "llm", "--llm", f"openai:m@{srv.base_url}",
+                  "--backend", "local", "--unsafe-local", "--json"])
+    out = json.loads(res.stdout)
+    assert out["llm_calls"] == 3 and out["steps"] == 3
+    assert [i["refs"] for i in out["items"]] == [["S2:1", "S2:2", "S2:3"]]
+    replay = ok(["trace", demo_ws, "--role", "retriever"]).stdout
+    assert "grep -rln Biscuit raw" in replay and "end: done" in replay
+    err(["ask", demo_ws, "anything", "--llm", "openai:m@ftp://x", "--backend", "local"], "bad model spec")

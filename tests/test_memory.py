@@ -307,3 +307,15 @@ def test_primary_answers_from_the_context_only(tmp_path):
     assert "Where is Gull kept?" in prompt and "T1:3 Ana: At the marina in Porto, berth 14." in prompt
     assert "cello" not in prompt and "tools" not in body
     assert reply.text == "At the marina in Porto, berth 14." and reply.input_tokens > 0
+
+
+def test_heuristic_manager_runs_are_recorded_as_manager_trajectories(tmp_path):
+    with horma.Memory(tmp_path / "mem", sandbox="local") as mem:
+        res = mem.record(SESSION_1, slug="boat")
+    runs = sorted((tmp_path / "mem/.horma/trajectories").glob("*__manager__*.jsonl"))
+    assert len(runs) == 1 and "2024-01-10t09-00-boat" in runs[0].name
+    records = [json.loads(x) for x in runs[0].read_text().splitlines()]
+    assert records[0]["segment"] == res.segment and records[0]["policy"] == "heuristic"
+    steps = [r for r in records if r["type"] == "step"]
+    assert steps[0]["action"] == "bash" and steps[0]["exit_code"] == 0 and steps[-1]["action"] == "done"
+    assert records[-1] == {"type": "end", "status": "done", "steps": len(steps)}

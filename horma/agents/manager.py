@@ -52,6 +52,28 @@ def check_units(units: Sequence[Unit]) -> None:
             raise WorkspaceError(f"unit {u.id}: empty time")
 
 
+class RecordedSandbox:
+    """A sandbox whose every command also becomes a ``bash`` step of a trajectory."""
+
+    MAX_COMMAND_CHARS = 20_000  # a heuristic write carries whole notes; they are on disk anyway
+
+    def __init__(self, sandbox: Sandbox, trajectory):
+        self._sandbox = sandbox
+        self._trajectory = trajectory
+
+    def exec(self, command: str, timeout: float | None = None):
+        result = self._sandbox.exec(command, timeout)
+        shown = command
+        if len(shown) > self.MAX_COMMAND_CHARS:
+            shown = shown[: self.MAX_COMMAND_CHARS] + f"\n[... {len(command) - self.MAX_COMMAND_CHARS} chars not kept]"
+        self._trajectory.step("bash", {"command": shown}, result.output, exit_code=result.exit_code,
+                              elapsed_ms=round(result.elapsed_ms, 3))
+        return result
+
+    def __getattr__(self, name: str):
+        return getattr(self._sandbox, name)
+
+
 class Manager:
     """Records unit batches into a workspace and runs the note-writing policy on each."""
 
@@ -162,13 +184,27 @@ class Manager:
         units = self._segment_units(seg)
         calls = 0
         if self.policy == "heuristic":
-            from horma.agents.heuristic_manager import manage
-
-            manage(self.sandbox, self.workspace, seg, units, skills=self._heuristic_options())
+            self._run_heuristic(seg, units)
         else:
             calls = self._run_llm(seg, units)
         self._log("organized", seg, units=len(units), policy=self.policy)
         return calls
+
+    def _run_heuristic(self, seg: str, units: list[Unit]) -> None:
+        """The zero-LLM policy, its commands recorded as a manager trajectory like an LLM's."""
+        from horma.agents.heuristic_manager import manage
+        from horma.agents.trajectory import Trajectory
+
+        traj = Trajectory(self.workspace.trajectories, "manager", seg.split("/")[-2], segment=seg,
+                          policy="heuristic", backend=self.sandbox.backend, units=len(units))
+        try:
+            summary = manage(RecordedSandbox(self.sandbox, traj), self.workspace, seg, units,
+                             skills=self._heuristic_options())
+        except BaseException:
+            traj.end("error")
+            raise
+        traj.step("done", {}, json.dumps(summary, ensure_ascii=False))
+        traj.end("done")
 
     def _heuristic_options(self) -> dict:
         if self._options is None:

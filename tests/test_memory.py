@@ -319,3 +319,13 @@ def test_heuristic_manager_runs_are_recorded_as_manager_trajectories(tmp_path):
     steps = [r for r in records if r["type"] == "step"]
     assert steps[0]["action"] == "bash" and steps[0]["exit_code"] == 0 and steps[-1]["action"] == "done"
     assert records[-1] == {"type": "end", "status": "done", "steps": len(steps)}
+
+
+def test_the_wrap_an_agent_example_runs(tmp_path):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(EXAMPLES / "wrap_an_agent.py"), str(tmp_path / "mem")],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.count("recorded 15 turns") == 4
+    assert "S1:12 Tomás: Also, small thing: my landlord is selling the flat" in out

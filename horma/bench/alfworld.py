@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -113,9 +114,17 @@ def game_data(game: Game) -> dict[str, Any]:
 
     data = _alfworld_data()
     traj = json.loads((folder / "traj_data.json").read_text(encoding="utf-8"))
+    # ALFWorld draws the goal's wording from the global random generator: seed it by game, so a
+    # game reads the same in every run (and a resumed run equals an uninterrupted one)
+    saved = random.getstate()
+    random.seed(game.id)
+    try:
+        grammar = add_task_to_grammar((data / "alfred.twl2").read_text(encoding="utf-8"), traj)
+    finally:
+        random.setstate(saved)
     return {
         "pddl_domain": (data / "alfred.pddl").read_text(encoding="utf-8"),
-        "grammar": add_task_to_grammar((data / "alfred.twl2").read_text(encoding="utf-8"), traj),
+        "grammar": grammar,
         "pddl_problem": (folder / "initial_state.pddl").read_text(encoding="utf-8"),
         "solvable": True,
         "walkthrough": None,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -134,7 +135,9 @@ def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any
     if json_out:
         print(json.dumps({**result.summary, "out": str(settings.out), "plots": [str(p) for p in plots]}, indent=1))
     else:
-        console.print(summary_table(result.summary, columns))
+        # piped output gets a wide table: off a terminal rich assumes 80 columns and squeezes numbers to "…"
+        out = console if console.is_terminal else Console(width=160)
+        out.print(summary_table(result.summary, columns))
         console.print(f"{result.ran} run now, {result.resumed} resumed; results in "
                       f"[bold]{escape(str(settings.out))}[/] (results.jsonl, summary.json"
                       + "".join(f", {p.name}" for p in plots) + ")", highlight=False)
@@ -176,7 +179,7 @@ def summary_table(summary: dict, columns: Callable[[dict], list[tuple[str, str, 
     table.add_column("category", no_wrap=True)
     table.add_column("n", justify="right")
     for _, name, _ in cols:
-        table.add_column(name, justify="right")
+        table.add_column(name, justify="right", no_wrap=True)
     for cat, agg in summary["categories"].items():
         table.add_row(escape(cat), str(agg["n"]), *(_fmt(agg.get(k), kind) for k, _, kind in cols))
     agg = summary["overall"]

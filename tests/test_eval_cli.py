@@ -1,0 +1,135 @@
+"""`horma eval` as a user runs it: retrieval-only runs, answering and judging through loopback servers, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from horma.cli import app
+from loopback import LoopbackServer, say  # tests/ is on sys.path under pytest
+
+runner = CliRunner()
+FIXTURES = Path(__file__).parent / "fixtures" / "eval"
+LOCOMO = FIXTURES / "locomo_mini.json"
+LME = FIXTURES / "longmemeval_mini.json"
+
+
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path_factory, monkeypatch):
+    """Only horma's defaults: no user config, no keys, no HORMA_* settings."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+    for name in list(os.environ):
+        if name.startswith("HORMA_") or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+            monkeypatch.delenv(name)
+
+
+def run(*args: str):
+    return runner.invoke(app, ["eval", *args], catch_exceptions=False)
+
+
+def test_locomo_retrieval_only_prints_the_summary_and_writes_results_and_plot(tmp_path):
+    out = tmp_path / "runs" / "locomo-bm25"
+    r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "bm25", "--budget", "60",
+            "--retrieval-only", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert "locomo · bm25 · budget 60" in r.output and "overall" in r.output and "recall" in r.output
+    assert "12 run now, 0 resumed" in r.output
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 12
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overall"]["n"] == 12 and summary["run"]["categories"] == [2, 4, 5]
+    assert (out / "score_vs_tokens.png").stat().st_size > 1000
+    # a sibling run of another method joins the same plot; re-running resumes and runs nothing
+    r2 = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "window", "--budget", "60",
+             "--retrieval-only", "--out", str(out.parent / "locomo-window"), "--json")
+    assert r2.exit_code == 0
+    data = json.loads(r2.stdout)
+    assert data["overall"]["n"] == 12 and data["plots"][0].endswith("score_vs_tokens.png")
+    r3 = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "bm25", "--budget", "60",
+             "--retrieval-only", "--out", str(out))
+    assert "0 run now, 12 resumed" in r3.output
+    assert len((out / "results.jsonl").read_text().splitlines()) == 12
+    assert run("plot", str(out)).exit_code == 0
+
+
+def test_locomo_answers_and_judges_through_loopback_models(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    answers = [say("28 February 2023"), say("Rye sourdough bread."), say("Porto")]
+    verdicts = [say('{"reasoning": "same date", "label": "CORRECT"}'),
+                say('```json\n{"reasoning": "same bread", "label": "CORRECT"}\n```'),
+                say("The gold answer is Lisbon, so this is WRONG.")]
+    with LoopbackServer("openai", answers) as primary, LoopbackServer("anthropic", verdicts) as judge:
+        r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "bm25", "--budget", "80",
+                "--limit", "3", "--out", str(tmp_path / "run"),
+                "--llm", f"openai:test-model@{primary.base_url}", "--judge", f"anthropic:judge@{judge.base_url}")
+        assert r.exit_code == 0, r.output
+        prompt = primary.requests[0].body["messages"][0]["content"]
+        judged = judge.requests[2].body["messages"][0]["content"][0]["text"]  # anthropic: content blocks
+    assert "When did Nora start pottery classes?" in prompt and "pottery classes at the community studio" in prompt
+    assert "Gold answer: Lisbon" in judged and "Generated answer: Porto" in judged
+    recs = {rec["id"]: rec for rec in map(json.loads, (tmp_path / "run" / "results.jsonl").read_text().splitlines())}
+    assert recs["mini-1/q0"]["answer"] == "28 February 2023" and recs["mini-1/q0"]["f1"] == 1.0
+    assert recs["mini-1/q1"]["f1"] == pytest.approx(0.8) and recs["mini-1/q2"]["f1"] == 0.0
+    assert [recs[f"mini-1/q{i}"]["judge"] for i in range(3)] == [True, True, False]
+    # input tokens are what the provider reported for the answer call (retrieval used no model)
+    assert all(rec["input_tokens"] > 0 and rec["llm_calls"] == 0 for rec in recs.values())
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["overall"]["judge"] == pytest.approx(2 / 3)
+    assert summary["overall"]["f1"] == pytest.approx(0.6)
+    assert "judge" in r.output and "F1" in r.output
+
+
+def test_answering_without_a_usable_model_fails_in_one_line(tmp_path):
+    r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "bm25", "--out", str(tmp_path))
+    assert r.exit_code != 0
+    assert "--retrieval-only" in r.output and len(r.output.strip().splitlines()) <= 3
+    assert not (tmp_path / "results.jsonl").exists()
+
+
+def test_longmemeval_runs_on_its_fixture(tmp_path):
+    r = run("longmemeval", "--data", str(LME), "--method", "bm25", "--retrieval-only", "--out", str(tmp_path), "--json")
+    assert r.exit_code == 0, r.output
+    summary = json.loads(r.stdout)
+    assert summary["overall"]["n"] == 3 and summary["run"]["budget"] == 50_000
+    assert "multi-session" not in summary["categories"]
+    r2 = run("longmemeval", "--data", str(LME), "--types", "multi-session", "--method", "full", "--retrieval-only",
+             "--out", str(tmp_path / "multi"), "--json")
+    assert json.loads(r2.stdout)["overall"]["n"] == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["locomo", "--data", "nope.json", "--retrieval-only"], "nope.json: no such file"),
+    (["locomo", "--data", str(LOCOMO), "--categories", "2,x", "--retrieval-only"], "comma-separated list of integers"),
+    (["locomo", "--data", str(LOCOMO), "--categories", "7", "--retrieval-only"], "unknown LoCoMo category 7"),
+    (["locomo", "--data", str(LOCOMO), "--split", "train", "--retrieval-only"], "unknown split 'train'"),
+    (["locomo", "--data", str(LOCOMO), "--split", "test", "--retrieval-only"], "no questions"),
+    (["locomo", "--data", str(LOCOMO), "--budget", "0", "--retrieval-only"], "--budget must be a positive"),
+    (["locomo", "--data", str(LOCOMO), "--method", "magic", "--retrieval-only"], "unknown method 'magic'"),
+    (["locomo", "--data", str(LOCOMO), "--policy", "psychic", "--retrieval-only"], "--policy must be"),
+    (["locomo", "--data", str(LOCOMO), "--workers", "0", "--retrieval-only"], "--workers must be at least 1"),
+    (["longmemeval", "--data", str(LME), "--types", "gossip", "--retrieval-only"], "unknown question type 'gossip'"),
+])
+def test_bad_input_is_one_clear_error(tmp_path, args, message):
+    r = run(*args, "--out", str(tmp_path / "out"))
+    assert r.exit_code != 0
+    assert message in r.output
+    assert "Traceback" not in r.output
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_truncated_dataset_is_refused(tmp_path):
+    cut = tmp_path / "cut.json"
+    cut.write_text(LOCOMO.read_text()[:700])
+    r = run("locomo", "--data", str(cut), "--retrieval-only", "--out", str(tmp_path / "out"))
+    assert r.exit_code != 0 and "not valid JSON" in r.output
+
+
+def test_every_command_documents_an_example():
+    for cmd in ("locomo", "longmemeval", "alfworld", "plot"):
+        r = runner.invoke(app, ["eval", cmd, "--help"])
+        assert r.exit_code == 0 and "Example:" in r.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import horma
 from horma.agents.manager import INGEST_LOG, Manager
 from horma.agents.retriever import resolve_in_sandbox
 from horma.memory import as_unit
-from horma.resources import EXAMPLES
+from horma.resources import EXAMPLES, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, open_sandbox
 from horma.sources import SourceError
 from horma.sources.jsonl import load_jsonl
@@ -292,6 +293,9 @@ def test_llm_manager_writes_notes_and_a_failed_run_is_retried(tmp_path):
     note = parse_note("notes/people/ana.md", (ws.root / "notes/people/ana.md").read_text())
     assert note.sources[0]["units"] == ["T1:1", "T1:3"]
     assert Manager(ws).pending_segments() == []
+    found = subprocess.run(["hsearch", "-n", "0", "--", "Gull marina"], cwd=ws.root, capture_output=True, text=True,
+                           env={"PATH": f"{SANDBOX_BIN}:/usr/bin:/bin", "HOME": str(ws.root)})
+    assert "notes/people/ana.md" in found.stdout and "T1:3" in found.stdout, found.stdout + found.stderr
     assert "sk-ant-test" not in "".join(p.read_text(errors="replace") for p in ws.root.rglob("*") if p.is_file())
 
 
@@ -322,7 +326,6 @@ def test_heuristic_manager_runs_are_recorded_as_manager_trajectories(tmp_path):
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):
-    import subprocess
     import sys
 
     out = subprocess.run([sys.executable, str(EXAMPLES / "wrap_an_agent.py"), str(tmp_path / "mem")],

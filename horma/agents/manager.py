@@ -14,6 +14,7 @@ so a crash can delay notes but never lose them or archive a unit twice.
 from __future__ import annotations
 
 import json
+import shlex
 import time as _time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -236,6 +237,10 @@ class Manager:
         if result.status != "done":
             raise WorkspaceError(f"{seg}: the manager stopped without finishing ({result.status}); "
                                  "re-run to organize it again")
+        home = getattr(self.sandbox, "home", str(self.workspace.root))
+        indexed = self.sandbox.exec(f"cd {shlex.quote(home)} && hindex")  # hsearch must see what the model wrote
+        if indexed.exit_code != 0:
+            raise WorkspaceError(f"{seg}: indexing the new notes failed: {indexed.output.strip()[-300:]}")
         return result.llm_calls
 
     def __enter__(self) -> "Manager":

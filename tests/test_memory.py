@@ -332,3 +332,35 @@ def test_the_wrap_an_agent_example_runs(tmp_path):
                          capture_output=True, text=True, timeout=60, check=True).stdout
     assert out.count("recorded 15 turns") == 4
     assert "S1:12 Tomás: Also, small thing: my landlord is selling the flat" in out
+
+
+# -- the same paths in the isolated sandboxes (skipped with the reason where one cannot start) ---
+def test_record_and_recall_in_an_isolated_sandbox(tmp_path, isolated_backend):
+    with horma.Memory(tmp_path / "mem", sandbox=isolated_backend) as mem:
+        mem.record(SESSION_1, slug="boat")
+        mem.record(SESSION_2, slug="trip")
+        ctx = mem.recall("How long did the trip to Vigo take?", budget=60)
+        assert mem.retriever.sandbox.backend == isolated_backend
+    assert "T2:2" in ctx.refs and "it took nine hours" in ctx.text and ctx.tokens <= 60
+    assert mem.workspace.note_files()
+
+
+def test_llm_agents_in_an_isolated_sandbox_cannot_touch_raw(tmp_path, isolated_backend):
+    ws = Workspace.init(tmp_path / "mem")
+    script = [call("bash", command="echo forged >> raw/2024-01-10T09-00__boat/units.log"),
+              call("bash", command=NOTE), call("done")]
+    with LoopbackServer("openai", script) as srv:
+        with horma.Memory(ws, manager="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "openai")) as mem:
+            mem.record(SESSION_1, slug="boat")
+        refused = srv.tool_results(1)
+    assert raw_ids(ws) == [u.id for u in SESSION_1]
+    assert "forged" not in (ws.root / "raw/2024-01-10T09-00__boat/units.log").read_text()
+    assert len(refused) == 1 and "[exit code 0]" not in refused[0]["content"]
+    assert "read-only" in refused[0]["content"].lower() or "permission denied" in refused[0]["content"].lower()
+    assert (ws.root / "notes/people/ana.md").is_file()
+    script = [call("bash", command="cd raw/2024-01-10T09-00__boat && touch x"),
+              call("select", path="units.log", start=3, end=3), call("done")]
+    with LoopbackServer("anthropic", script) as srv:
+        with horma.Memory(ws, retriever="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "anthropic")) as mem:
+            ctx = mem.recall("where is the boat kept", budget=50)
+    assert ctx.refs == ["T1:3"] and not (ws.root / "raw/2024-01-10T09-00__boat/x").exists()

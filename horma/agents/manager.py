@@ -216,11 +216,12 @@ class Manager:
 
     def _run_llm(self, seg: str, units: list[Unit]) -> int:
         from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
+        from horma.agents.retriever import sandbox_helpers
         from horma.llm import ToolSpec
         from horma.prompts import render_prompt
         from horma.skills import render_for_prompt
 
-        system = render_prompt("manager", skills=render_for_prompt(self.domain))
+        system = render_prompt("manager", skills=render_for_prompt(self.domain), helpers=sandbox_helpers())
         task = render_prompt("manager_task", segment=seg, time=units[0].time if units else "",
                              units=[u.line() for u in units])
         done = Tool(

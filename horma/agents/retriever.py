@@ -10,6 +10,7 @@ plus how it was obtained.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shlex
 import time as _time
@@ -65,10 +66,21 @@ def resolve_in_sandbox(sandbox: Sandbox, path: str) -> str:
 
 
 def sandbox_helpers() -> list[str]:
-    """Helper commands baked into the sandbox image, named in the retriever prompt."""
+    """``name: what it does`` for each helper command baked into the sandbox, for the prompts.
+
+    The description is the first docstring line of the helper itself, so a
+    new helper shows up in the prompts without touching them.
+    """
     if not SANDBOX_BIN.is_dir():
         return []
-    return sorted(p.name for p in SANDBOX_BIN.iterdir() if p.is_file() and not p.name.startswith("."))
+    out = []
+    for p in sorted(SANDBOX_BIN.iterdir()):
+        if not p.is_file() or "." in p.name or not os.access(p, os.X_OK):
+            continue
+        head = p.read_text(encoding="utf-8", errors="replace").splitlines()[:3]
+        doc = next((line.strip().strip('"').strip() for line in head if line.startswith('"""')), "")
+        out.append(doc if doc.startswith(f"{p.name}:") else p.name)
+    return out
 
 
 class Retriever:

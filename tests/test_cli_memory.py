@@ -255,3 +255,18 @@ def test_ask_answers_through_a_model_and_recall_can_use_an_llm_retriever(demo_ws
     replay = ok(["trace", demo_ws, "--role", "retriever"]).stdout
     assert "grep -rln Biscuit raw" in replay and "end: done" in replay
     err(["ask", demo_ws, "anything", "--llm", "openai:m@ftp://x", "--backend", "local"], "bad model spec")
+
+
+def test_trace_marks_a_run_cut_off_by_a_crash(tmp_path):
+    from horma.agents.trajectory import Trajectory
+
+    ws = Workspace.init(tmp_path / "mem")
+    err(["trace", ws.root], "no trajectories yet")
+    traj = Trajectory(ws.trajectories, "retriever", "lost run", policy="heuristic")
+    traj.step("bash", {"command": "ls raw"}, "x\n" * 30, exit_code=0, elapsed_ms=1.5)
+    traj.close()  # no end record: the process died here
+    short = ok(["trace", ws.root]).stdout
+    assert "lost run" in short and "ls raw" in short and "cut off" in short and "--full shows all" in short
+    assert "--full" not in ok(["trace", ws.root, "--full"]).stdout
+    listing = json.loads(ok(["trace", ws.root, "--list", "--json"]).stdout)
+    assert listing[0]["status"] == "cut off" and listing[0]["steps"] == 1

@@ -236,7 +236,8 @@ class Manager:
                            limits=self.limits or RunLimits(), trajectory_dir=self.workspace.trajectories,
                            allow_unsafe_local=self.allow_unsafe_local)
         if result.status != "done":
-            raise WorkspaceError(f"{seg}: the manager stopped without finishing ({result.status}); "
+            why = f"{result.status}: {result.error}" if result.error else result.status
+            raise WorkspaceError(f"{seg}: the manager stopped without finishing ({why}); "
                                  "re-run to organize it again")
         home = getattr(self.sandbox, "home", str(self.workspace.root))
         indexed = self.sandbox.exec(f"cd {shlex.quote(home)} && hindex")  # hsearch must see what the model wrote

@@ -364,3 +364,13 @@ def test_llm_agents_in_an_isolated_sandbox_cannot_touch_raw(tmp_path, isolated_b
         with horma.Memory(ws, retriever="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "anthropic")) as mem:
             ctx = mem.recall("where is the boat kept", budget=50)
     assert ctx.refs == ["T1:3"] and not (ws.root / "raw/2024-01-10T09-00__boat/x").exists()
+
+
+def test_a_torn_ingest_log_line_does_not_swallow_the_next_record(tmp_path):
+    with horma.Memory(tmp_path / "mem", sandbox="local") as mem:
+        first = mem.record(SESSION_1, slug="boat")
+        log = mem.workspace.meta / INGEST_LOG
+        with log.open("a") as fh:
+            fh.write('{"time": "2024-01-01T00:00:00Z", "event": "organi')  # killed mid-write
+        second = mem.record(SESSION_2, slug="trip")
+    assert Manager(mem.workspace).organized_segments() == {first.segment, second.segment}

@@ -53,6 +53,12 @@ def check_units(units: Sequence[Unit]) -> None:
             raise WorkspaceError(f"unit {u.id}: empty time")
 
 
+def _ends_with_newline(path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, 2)
+        return fh.read(1) == b"\n"
+
+
 class RecordedSandbox:
     """A sandbox whose every command also becomes a ``bash`` step of a trajectory."""
 
@@ -102,6 +108,8 @@ class Manager:
         self.limits = limits
         self._sandbox: Sandbox | None = None
         self._options: dict | None = None
+        self._organized: set[str] = set()
+        self._log_offset = 0
 
     # -- sandbox --------------------------------------------------------------
     @property
@@ -126,23 +134,32 @@ class Manager:
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
         record = {"time": now_iso(), "event": event, "segment": segment, **fields}
-        with (self.workspace.meta / INGEST_LOG).open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        path = self.workspace.meta / INGEST_LOG
+        with path.open("ab") as fh:
+            if fh.tell() and not _ends_with_newline(path):
+                line = "\n" + line  # a kill tore the last line: never glue a record onto it
+            fh.write(line.encode("utf-8"))
             fh.flush()
 
     def organized_segments(self) -> set[str]:
+        """Segments the log says a policy finished; read incrementally, since the log only grows."""
         path = self.workspace.meta / INGEST_LOG
-        done: set[str] = set()
         if not path.is_file():
-            return done
-        for line in path.read_text(encoding="utf-8").splitlines():
+            return set(self._organized)
+        with path.open("rb") as fh:
+            fh.seek(self._log_offset)
+            chunk = fh.read()
+        complete = chunk[: chunk.rfind(b"\n") + 1]
+        self._log_offset += len(complete)
+        for line in complete.decode("utf-8", errors="replace").splitlines():
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line torn by a kill
-            if record.get("event") == "organized":
-                done.add(record.get("segment"))
-        return done
+            if isinstance(record, dict) and record.get("event") == "organized":
+                self._organized.add(record.get("segment"))
+        return set(self._organized)
 
     def pending_segments(self) -> list[str]:
         """Archived segments no policy has finished with (their run was cut off)."""

@@ -220,12 +220,14 @@ class _Mentions:
     def page_path(self, month: str) -> str:
         return f"{self.path[:-3]}/{month}.md"
 
-    def add(self, ws: Workspace, seg: str, lineno: int, unit: Unit) -> None:
+    def add(self, ws: Workspace, st: "_State", seg: str, lineno: int, unit: Unit) -> None:
         day = _day(unit.time)
         month = day[:7] if len(day) >= 7 else "undated"
         page = self.pages.get(month)
-        if page is None:
-            page = self.pages[month] = _load_page(ws, self.page_path(month))
+        rel = self.page_path(month)
+        if page is None or (month not in self.dirty and not _fresh(ws, st, rel)):
+            page = self.pages[month] = _load_page(ws, rel)
+            st.mtimes[rel] = _mtime(ws, rel)
         units = page.sources.setdefault(seg, [])
         if unit.id in units:
             return
@@ -240,8 +242,9 @@ class _Mentions:
         """The summary and the changed pages, by path."""
         span = f"{self.first} .. {self.last}" if self.first != self.last else self.first
         total = sum(self.counts.values())
-        rows = [f"- [{m}]({Path(self.page_path(m)).relative_to(Path(self.path).parent).as_posix()}): "
-                f"{self.counts[m]} mention(s)" for m in sorted(self.counts)]
+        folder = self.path.rsplit("/", 1)[0] + "/"
+        rows = [f"- [{m}]({self.page_path(m).removeprefix(folder)}): {self.counts[m]} mention(s)"
+                for m in sorted(self.counts)]
         body = (f"# {self.title}\n\n{self.kind}; {total} mention(s) from {span}.\n"
                 f"Pages by month (each line: date, unit id, (raw file:line), speaker: words):\n\n" + "\n".join(rows))
         links = [self.page_path(m) for m in sorted(self.counts)]
@@ -296,10 +299,15 @@ _STATES: dict[Path, _State] = {}
 
 def _state(ws: Workspace) -> _State:
     st = _STATES.get(ws.root)
-    if st is None or any(_mtime(ws, rel) != m for rel, m in st.mtimes.items()):
-        st = _STATES[ws.root] = _State()  # notes changed behind our back: re-read them from disk
+    if st is None:
+        st = _STATES[ws.root] = _State()
         st.known = _entity_titles(ws)
     return st
+
+
+def _fresh(ws: Workspace, st: _State, rel: str) -> bool:
+    """Whether our cached copy of a note is what is on disk (someone else may have edited it)."""
+    return rel in st.mtimes and st.mtimes[rel] == _mtime(ws, rel)
 
 
 def _entity_titles(ws: Workspace) -> set[str]:
@@ -326,8 +334,9 @@ def _mtime(ws: Workspace, rel: str) -> int:
 def _mention_note(ws: Workspace, st: _State, folder: str, name: str, kind: str) -> _Mentions:
     rel = f"{NOTES_DIR}/{folder}/{slugify(name)}.md"
     note = st.mentions.get(rel)
-    if note is None:
+    if note is None or not _fresh(ws, st, rel):
         note = st.mentions[rel] = _load_mentions(ws, rel, name, kind)
+        st.mtimes[rel] = _mtime(ws, rel)
     return note
 
 
@@ -412,8 +421,19 @@ def write_stream(files: dict[str, str]) -> str:
     return "".join(f"@hwrite {len(text)} {path}\n{text}" for path, text in files.items())
 
 
+# Starts `hwrite --serve` as a coprocess of the sandbox shell on first use (or
+# after the shell was restarted), hands it the payload path and waits for its
+# one-line reply: all bash builtins, so a segment costs no process start.
+_SERVE = (
+    'if ! { [ -n "${HORMA_HW_PID:-}" ] && kill -0 "$HORMA_HW_PID" 2>/dev/null; }; then '
+    "coproc HORMA_HW { exec hwrite --serve; }; fi; "
+    'printf "%s\\n" {payload} >&"${{HORMA_HW[1]}}" && IFS= read -r -t {timeout} __horma_reply <&"${{HORMA_HW[0]}}"; '
+    'printf "%s\\n" "$__horma_reply"; [ "${{__horma_reply%% *}}" = ok ]'
+)
+
+
 def _write_through(sandbox, ws: Workspace, files: dict[str, str]) -> None:
-    """Write ``files`` with one ``hwrite`` run in the sandbox's write view.
+    """Write ``files`` with the sandbox's ``hwrite`` in the write view.
 
     The bytes travel as a payload file in ``.horma/index/`` (the folder the
     write view may change) that ``hwrite`` consumes: the shell reads a command
@@ -424,9 +444,12 @@ def _write_through(sandbox, ws: Workspace, files: dict[str, str]) -> None:
     payload.parent.mkdir(parents=True, exist_ok=True)
     payload.write_text(write_stream(files), encoding="utf-8")
     home = getattr(sandbox, "home", None)
-    cmd = (f"cd {shlex.quote(home)} && " if home else "") + f"hwrite --consume .horma/index/{name}"
+    timeout = 30
+    serve = _SERVE.replace("{payload}", shlex.quote(f".horma/index/{name}")).replace("{timeout}", str(timeout))
+    serve = serve.replace("{{", "{").replace("}}", "}")
+    cmd = (f"cd {shlex.quote(home)} && " if home else "") + serve
     try:
-        res = sandbox.exec(cmd)
+        res = sandbox.exec(cmd, timeout=timeout + 5)
     finally:
         payload.unlink(missing_ok=True)
     if res.exit_code != 0:
@@ -442,7 +465,7 @@ def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: 
     for n, u in located:
         if opts["entity_notes"]:
             note = _mention_note(ws, st, "people", u.actor, f"person ({u.actor}'s own turns)")
-            note.add(ws, segment, n, u)
+            note.add(ws, st, segment, n, u)
             touched.append(note.path)
             found = entities(u.text, speakers)
             if st.known:
@@ -453,14 +476,14 @@ def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: 
                 if name not in names:
                     names.append(name)
                 note = _mention_note(ws, st, "entities", name, "named in the conversation")
-                note.add(ws, segment, n, u)
+                note.add(ws, st, segment, n, u)
                 touched.append(note.path)
         if opts["topic_notes"]:
             stems = set(ht.terms(u.text))
             for topic, vocab in _topic_stems(ht).items():
                 if stems & vocab:
                     note = _mention_note(ws, st, "topics", topic, f"topic: {topic}")
-                    note.add(ws, segment, n, u)
+                    note.add(ws, st, segment, n, u)
                     touched.append(note.path)
     return names, list(dict.fromkeys(touched))
 
@@ -489,7 +512,7 @@ def manage(sandbox, workspace: Workspace, segment: str, units: list[Unit], skill
         seg_dir = segment.rsplit("/", 2)[-2]
         links = ["notes/timeline.md"] + [r for r in touched if "/entities/" in r][:20]
         files[f"{NOTES_DIR}/sessions/{seg_dir}.md"] = _session_note(segment, unit_list, names, phrases, links, opts)
-    if st.timeline is None:
+    if st.timeline is None or (opts["timeline"] and not _fresh(ws, st, f"{NOTES_DIR}/timeline.md")):
         st.timeline = _read_timeline(ws)
     if unit_list and not any(f" {segment} " in t for t in st.timeline):
         st.timeline.append(f"- {unit_list[0].time} {segment} ({len(unit_list)} units {unit_list[0].id} .. "

@@ -167,10 +167,12 @@ def test_manager_options_from_skills(tmp_path):
     ws = Workspace.init(tmp_path / "ws")
     with open_sandbox(ws.root, "local", View.WRITE) as box, ws.writer():
         seg = ws.archive(units_of(0), "chat-1", SESSIONS[0][0])
-        manage(box, ws, seg, units_of(0), skills={"entity_notes": False, "topic_notes": False,
+        manage(box, ws, seg, units_of(0), skills={"entity_notes": False, "topic_notes": False, "track_state": True,
                                                    "verbatim_quotes": True, "unknown_option": 1})
     notes = {ws.rel(p) for p in ws.note_files()}
     assert not [n for n in notes if "/entities/" in n or "/topics/" in n or "/people/" in n]
+    state = ws.read_note("notes/state.md").body
+    assert "- Ada: 2023-05-08 D1:5 (" in state and "- Bo: 2023-05-08 D1:4 (" in state
     body = ws.read_note(next(n for n in notes if "/sessions/" in n)).body
     assert "My apartment in Lisbon is small, and cats are fine on their own." in body
 

@@ -2,7 +2,8 @@
 
 Zero LLM calls, so it is the offline default and fast enough for bulk ingest.
 For each new raw segment it writes, in the write view and with one bash
-command (``cat > tmp <<EOF`` then ``mv``, so readers never see half a file):
+command handing all files to the ``hwrite`` helper (each file lands by
+rename, so readers never see half a file):
 
 - ``notes/sessions/<segment>.md``: date, participants, key phrases, one line per
   turn (a gist, or the verbatim text with ``verbatim_quotes``) citing unit ids
@@ -11,6 +12,7 @@ command (``cat > tmp <<EOF`` then ``mv``, so readers never see half a file):
   that mentions the person or named thing, by date, with its line number;
 - ``notes/topics/<topic>.md``: lines about family, work, hobbies, ...;
 - ``notes/timeline.md``: one dated line per segment; ``INDEX.md``;
+- ``notes/state.md`` with ``track_state``: when each person and name was last seen;
 - the segment's shard of the search index (``.horma/index/``) and one per changed note,
   built with the same analysis ``hsearch`` reads them with.
 
@@ -174,7 +176,7 @@ def entities(text: str, speakers: set[str]) -> list[str]:
     for m in _CAPS.finditer(text):
         name = m.group(0).strip(" '-")
         if _SENTENCE_END.search(text[: m.start()]):
-            first, _, rest = name.partition(" ")
+            _, _, rest = name.partition(" ")
             if not rest:
                 continue
             name = rest  # "Yesterday Jon Smith" -> "Jon Smith"
@@ -292,6 +294,7 @@ class _State:
     mtimes: dict[str, int] = field(default_factory=dict)
     counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
     known: set[str] = field(default_factory=set)  # entity names seen mid-sentence, then found anywhere
+    latest: dict[str, str] = field(default_factory=dict)  # person or name -> its latest mention line
 
 
 _STATES: dict[Path, _State] = {}
@@ -373,12 +376,13 @@ def _key_phrases(ht: ModuleType, units: list[Unit], names: list[str], n: int) ->
     return phrases[:n]
 
 
-def _session_note(seg: str, units: list[Unit], names: list[str], phrases: list[str],
+def _session_note(seg: str, located: list[tuple[int, Unit]], names: list[str], phrases: list[str],
                   links: list[str], opts: dict) -> str:
+    units = [u for _, u in located]
     when = units[0].time
     actors = list(dict.fromkeys(u.actor for u in units))
     rows = []
-    for i, u in enumerate(units, 1):
+    for i, u in located:
         text = " ".join(u.text.split()) if opts["verbatim_quotes"] else _snippet(u.text, GIST_WORDS)
         extra = []
         if opts["anchor_relative_dates"]:
@@ -389,7 +393,7 @@ def _session_note(seg: str, units: list[Unit], names: list[str], phrases: list[s
         rows.append(f"- {u.id} (line {i}) {u.actor}: {text}{tail}")
     body = (
         f"# Session of {human_time(when)} ({when})\n\n"
-        f"raw: {seg} (lines 1-{len(units)}, units {units[0].id} .. {units[-1].id})\n"
+        f"raw: {seg} (lines {located[0][0]}-{located[-1][0]}, units {units[0].id} .. {units[-1].id})\n"
         f"participants: {', '.join(actors)}\n"
         f"key phrases: {', '.join(phrases)}\n"
         + (f"names mentioned: {', '.join(names)}\n" if names else "")
@@ -397,6 +401,26 @@ def _session_note(seg: str, units: list[Unit], names: list[str], phrases: list[s
     )
     return render_note(f"Session {human_time(when)}: {', '.join(actors)}", when,
                        {seg: [u.id for u in units]}, links, body)
+
+
+STATE_NAMES = 40
+
+
+def _state_note(st: _State, segment: str, located: list[tuple[int, Unit]], names: list[str]) -> str:
+    """Last known mention of each person (and of the most recent names): where to look for current facts."""
+    for n, u in located:
+        line = f"{_day(u.time)} {u.id} ({segment}:{n}): {_snippet(u.text, MENTION_WORDS)}"
+        st.latest[f"person {u.actor}"] = line
+        for name in names:
+            if name in u.text:
+                st.latest[f"name {name}"] = line
+    people = sorted(k for k in st.latest if k.startswith("person "))
+    recent = sorted((k for k in st.latest if k.startswith("name ")), key=lambda k: st.latest[k], reverse=True)
+    rows = [f"- {k[7:]}: {st.latest[k]}" for k in people]
+    rows += [f"- {k[5:]}: {st.latest[k]}" for k in recent[:STATE_NAMES]]
+    return render_note("Current state", _day(located[-1][1].time) if located else None, {}, ["notes/timeline.md"],
+                       "# Current state\n\nLatest mention of each person, then of the most recently named things "
+                       "(date id (raw file:line): words).\n\n" + "\n".join(rows))
 
 
 def _index_md(ws_notes: dict[str, int], timeline: list[str], actors: list[str]) -> str:
@@ -511,7 +535,7 @@ def manage(sandbox, workspace: Workspace, segment: str, units: list[Unit], skill
     if opts["session_notes"] and unit_list:
         seg_dir = segment.rsplit("/", 2)[-2]
         links = ["notes/timeline.md"] + [r for r in touched if "/entities/" in r][:20]
-        files[f"{NOTES_DIR}/sessions/{seg_dir}.md"] = _session_note(segment, unit_list, names, phrases, links, opts)
+        files[f"{NOTES_DIR}/sessions/{seg_dir}.md"] = _session_note(segment, located, names, phrases, links, opts)
     if st.timeline is None or (opts["timeline"] and not _fresh(ws, st, f"{NOTES_DIR}/timeline.md")):
         st.timeline = _read_timeline(ws)
     if unit_list and not any(f" {segment} " in t for t in st.timeline):
@@ -537,6 +561,8 @@ def manage(sandbox, workspace: Workspace, segment: str, units: list[Unit], skill
     for rel, text in files.items():
         if rel.startswith(f"{NOTES_DIR}/"):
             shards[f".horma/index/{ht.shard_name(rel)}"] = ht.note_shard(rel, text, st.memo)
+    if opts["track_state"]:
+        files[f"{NOTES_DIR}/state.md"] = _state_note(st, segment, located, names)
     _write_through(sandbox, ws, {**files, **shards})
     for rel in files:
         if rel.startswith(f"{NOTES_DIR}/"):

@@ -196,11 +196,11 @@ def render(report: dict) -> None:
     table = Table(title=f"LoCoMo retrieval: {report['questions']} questions of categories "
                         f"{','.join(map(str, report['categories']))}, {report['conversations']} conversations "
                         f"(navigator sandbox: {report['backend']})")
-    for col in ("method", "budget", "evidence recall", "cat 2/4/5", "Jaccard", "mean tokens", "p50 ms", "p95 ms"):
+    for col in ("method", "budget", "evidence recall", "recall by category", "Jaccard", "mean tokens", "p50 ms", "p95 ms"):
         table.add_column(col, justify="left" if col == "method" else "right")
     for r in report["results"]:
         name = "heuristic navigator (horma)" if r["method"] == "horma" else f"flat {r['method']}"
-        cats = " / ".join(f"{v:.3f}" for v in r["recall_by_category"].values())
+        cats = "  ".join(f"{k}: {v:.3f}" for k, v in r["recall_by_category"].items())
         table.add_row(name, str(r["budget"]), f"{r['evidence_recall']:.3f}", cats, f"{r['jaccard']:.3f}",
                       f"{r['mean_tokens']:.0f}", f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}")
     out.print(table)

@@ -77,6 +77,8 @@ def plot_score_vs_tokens(summaries: list[dict[str, Any]], path: Path) -> Path | 
         tokens = s["overall"].get("input_tokens")
         if score is not None and tokens:
             points.append((label(s), float(tokens), score))
+    # one y axis: runs scored another way (answered vs retrieval-only) stay off this plot
+    points = [p for p in points if points and p[2][0] == points[0][2][0]]
     if not points:
         return None
     plt = _pyplot()

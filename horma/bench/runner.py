@@ -26,7 +26,7 @@ import os
 import queue as _queue
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -108,7 +108,7 @@ def collect_task(task: Task, settings: RunSettings, todo: Sequence[str]) -> list
 
 def _stream_task(task: Task, settings: RunSettings, todo: Sequence[str], sink: Any) -> None:
     """Worker-process entry: stream records back through ``sink`` as they are made."""
-    task.run(settings, todo, lambda rec: sink.put(("record", rec)))
+    task.run(settings, todo, sink.put)
 
 
 # -- results file ---------------------------------------------------------------
@@ -251,16 +251,11 @@ def _run_parallel(plan: list[tuple[Task, list[str]]], settings: RunSettings, wor
 
 def _drain(sink: Any, accept: Callable[[dict], None], timeout: float) -> None:
     try:
-        kind, rec = sink.get(timeout=timeout) if timeout else sink.get_nowait()
+        accept(sink.get(timeout=timeout) if timeout else sink.get_nowait())
+        while True:
+            accept(sink.get_nowait())
     except _queue.Empty:
         return
-    accept(rec)
-    while True:
-        try:
-            kind, rec = sink.get_nowait()
-        except _queue.Empty:
-            return
-        accept(rec)
 
 
 # -- summary ----------------------------------------------------------------------
@@ -288,9 +283,3 @@ def summarize(records: list[dict], info: dict[str, Any]) -> dict[str, Any]:
         cats.setdefault(str(r.get("category", "all")), []).append(r)
     return {"run": info, "overall": _aggregate(records),
             "categories": {c: _aggregate(rs) for c, rs in sorted(cats.items())}}
-
-
-def settings_dict(settings: RunSettings) -> dict[str, Any]:
-    d = asdict(settings)
-    d["out"] = str(settings.out)
-    return d

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from horma.cli import app
-from loopback import LoopbackServer, say  # tests/ is on sys.path under pytest
+from loopback import LoopbackServer, call, say  # tests/ is on sys.path under pytest
 
 runner = CliRunner()
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
@@ -133,3 +133,35 @@ def test_every_command_documents_an_example():
     for cmd in ("locomo", "longmemeval", "alfworld", "plot"):
         r = runner.invoke(app, ["eval", cmd, "--help"])
         assert r.exit_code == 0 and "Example:" in r.output
+
+
+def test_horma_llm_policies_run_through_a_loopback_model(tmp_path, monkeypatch):
+    """--policy llm: the manager and the retriever are the agent loop on a model built from the config."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    raw = "raw/2023-03-03T10-15__mini-1-session-1/units.log"
+    script = [call("done", summary="session 1")] + [call("done", summary="later session")] * 2 + [
+        call("bash", command="grep -rn pottery raw"),
+        call("select", path=raw, start=1, end=1),
+        call("done"),
+    ]
+    with LoopbackServer("openai", script) as srv:
+        r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", "--policy", "llm",
+                "--memory-llm", f"openai:navigator@{srv.base_url}", "--backend", "local", "--unsafe-local",
+                "--retrieval-only", "--budget", "100", "--limit", "1", "--out", str(tmp_path), "--json")
+        assert r.exit_code == 0, r.output
+        assert len(srv.requests) == 6
+    [rec] = map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
+    assert rec["refs"] == ["D1:1"] and rec["evidence_recall"] == 1.0 and rec["jaccard"] == 1.0
+    assert rec["llm_calls"] == 3 and rec["steps"] == 3
+    # the retriever's model input counts toward the question's input tokens
+    assert rec["input_tokens"] > rec["context_tokens"] > 0
+
+
+def test_llm_policies_refuse_the_local_sandbox_unless_told(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", "--policy", "llm",
+            "--memory-llm", "openai:navigator@http://127.0.0.1:9/v1", "--backend", "local",
+            "--retrieval-only", "--limit", "1", "--out", str(tmp_path))
+    assert r.exit_code != 0 and "--unsafe-local" in r.output
+    assert not (tmp_path / "work" / "mini-1" / "workspace" / "raw").exists() or not any(
+        (tmp_path / "work" / "mini-1" / "workspace" / "raw").iterdir())

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_OUTPUT_CAP = 16_000  # characters kept: half head, half tail
 TIMEOUT_EXIT = 124
+BULK_BYTES = 4096  # commands at least this long are read in blocks by head(1)
 
 
 @dataclass
@@ -113,17 +114,24 @@ class PersistentShell:
         assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
         nonce = secrets.token_hex(8)
         marker = f"__HORMA_END_{nonce}__".encode()
-        script = (
-            "IFS= read -r -d '' __horma_cmd\n"
-            + command.replace("\0", "")
-            + "\0"
-            + "eval \"$__horma_cmd\" </dev/null\n"
-            + f"printf '\\n{marker.decode()} %d %s\\n' \"$?\" \"$PWD\"\n"
-        )
+        body = command.replace("\0", "").encode()
+        report = f"printf '\\n{marker.decode()} %d %s\\n' \"$?\" \"$PWD\"\n".encode()
+        if len(body) < BULK_BYTES:
+            script = b"IFS= read -r -d '' __horma_cmd\n" + body + b"\0" + b'eval "$__horma_cmd" </dev/null\n' + report
+        else:
+            # bash reads a pipe one byte per syscall (~0.75 us/byte): a large command (a manager's
+            # heredoc of notes) goes through head(1), which reads in blocks and never past N bytes.
+            # The payload comes last, so nothing after it can be swallowed.
+            script = (
+                f"__horma_cmd=$(head -c {len(body)}; printf x); __horma_cmd=${{__horma_cmd%x}}; "
+                'eval "$__horma_cmd" </dev/null; '.encode()
+                + report
+                + body
+            )
         cap = _Capture(self.output_cap, marker)
         t0 = time.monotonic()
         try:
-            self.proc.stdin.write(script.encode())
+            self.proc.stdin.write(script)
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             return ExecResult(command, "sandbox shell exited", 125, 0.0)

@@ -87,3 +87,11 @@ def test_unknown_backend_and_missing_workspace_are_clear_errors(tmp_path):
         open_sandbox(tmp_path, "chroot")
     with pytest.raises(SandboxError, match="does not exist"):
         open_sandbox(tmp_path / "nope", "local")
+
+
+def test_large_commands_arrive_intact_and_the_shell_keeps_going(sb, tmp_path):
+    payload = "".join(f"line {i} $HOME `x` \\ é\n" for i in range(5000))
+    r = sb.exec(f"cd /tmp && cd {tmp_path} && cat > big.txt <<'EOF'\n{payload}EOF")
+    assert r.exit_code == 0 and r.output == ""
+    assert (tmp_path / "big.txt").read_text() == payload
+    assert sb.exec("echo next; pwd").output == f"next\n{tmp_path}\n"

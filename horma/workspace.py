@@ -204,7 +204,9 @@ class Workspace:
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root).resolve()
-        self._ids: set[str] | None = None
+        self._ids_by_file: dict[Path, frozenset[str]] = {}
+        self._seen_files: list[Path] | None = None
+        self._ids: set[str] = set()
 
     # -- layout ---------------------------------------------------------------
     @classmethod
@@ -263,7 +265,6 @@ class Workspace:
                 f"{self.root}: another process is writing to this workspace (lock held > {timeout:.0f}s)"
             ) from exc
         try:
-            self._ids = None  # another writer may have archived since we last looked
             yield
         finally:
             lock.release()
@@ -283,8 +284,21 @@ class Workspace:
                         yield RawLine(rel, i, unit)
 
     def unit_ids(self) -> set[str]:
-        if self._ids is None:
-            self._ids = {r.unit.id for r in self.iter_raw()}
+        """Ids of every archived unit, seeing segments other processes added since the last call.
+
+        Units files never change once written, so only files not seen before are read.
+        """
+        files = self.raw_files()
+        if files != self._seen_files:
+            self._ids_by_file = {
+                f: self._ids_by_file.get(f) or frozenset(
+                    u.id for line in f.read_text(encoding="utf-8").splitlines()
+                    if (u := parse_raw_line(line)) is not None
+                )
+                for f in files
+            }
+            self._ids = set().union(*self._ids_by_file.values())
+            self._seen_files = files
         return self._ids
 
     def archive(self, units: Iterable[Unit], slug: str, time: str | None = None) -> str | None:
@@ -315,7 +329,8 @@ class Workspace:
             n += 1
         seg.mkdir(parents=True, exist_ok=True)
         atomic_write(seg / UNITS_FILE, "".join(u.line() + "\n" for u in new), mode=0o444)
-        known.update(u.id for u in new)
+        self._ids_by_file[seg / UNITS_FILE] = frozenset(u.id for u in new)
+        self._seen_files = None
         return self.rel(seg / UNITS_FILE)
 
     # -- notes ----------------------------------------------------------------

@@ -19,7 +19,7 @@ import time as _time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from horma.sandbox import Sandbox, View, open_sandbox, require_isolation
+from horma.sandbox import Sandbox, View, open_for_agent
 from horma.workspace import SEP, Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
 
 POLICIES = ("heuristic", "llm")
@@ -116,14 +116,10 @@ class Manager:
     def sandbox(self) -> Sandbox:
         """One write-view session kept open across records (a command costs ms, a start does not)."""
         if self._sandbox is None:
-            box = open_sandbox(self.workspace.root, self.backend, View.WRITE)
-            if self.policy == "llm":
-                try:
-                    require_isolation(box, self.allow_unsafe_local)
-                except Exception:
-                    box.close()
-                    raise
-            self._sandbox = box
+            self._sandbox = open_for_agent(
+                self.workspace.root, self.backend, View.WRITE,
+                llm_driven=self.policy == "llm", allow_unsafe_local=self.allow_unsafe_local,
+            )
         return self._sandbox
 
     def close(self) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from horma.context import Context
 from horma.resources import SANDBOX_BIN
-from horma.sandbox import Sandbox, View, open_sandbox, require_isolation
+from horma.sandbox import Sandbox, View, open_for_agent
 from horma.workspace import Workspace, WorkspaceError
 
 POLICIES = ("heuristic", "llm")
@@ -112,14 +112,10 @@ class Retriever:
     def sandbox(self) -> Sandbox:
         """One read-view session kept open across recalls; every recall starts at the root."""
         if self._sandbox is None:
-            box = open_sandbox(self.workspace.root, self.backend, View.READ)
-            if self.policy == "llm":
-                try:
-                    require_isolation(box, self.allow_unsafe_local)
-                except Exception:
-                    box.close()
-                    raise
-            self._sandbox = box
+            self._sandbox = open_for_agent(
+                self.workspace.root, self.backend, View.READ,
+                llm_driven=self.policy == "llm", allow_unsafe_local=self.allow_unsafe_local,
+            )
         return self._sandbox
 
     def close(self) -> None:

@@ -19,6 +19,7 @@ from horma.sandbox.shell import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, ExecResult
 
 __all__ = [
     "BACKENDS",
+    "open_for_agent",
     "require_isolation",
     "BackendStatus",
     "ExecResult",
@@ -151,3 +152,23 @@ def require_isolation(sandbox: Sandbox, allow_unsafe_local: bool) -> None:
             f"refusing to run an LLM agent in the {sandbox.backend} sandbox (no isolation): "
             "use --backend docker or bwrap, or pass --unsafe-local"
         )
+
+
+def open_for_agent(
+    workspace: str | os.PathLike[str],
+    backend: str,
+    view: View | str,
+    *,
+    llm_driven: bool,
+    allow_unsafe_local: bool = False,
+    limits: Limits | None = None,
+) -> Sandbox:
+    """Open a session for an agent; one driven by an LLM refuses an unisolated sandbox at once."""
+    box = open_sandbox(workspace, backend, view, limits=limits)
+    if llm_driven:
+        try:
+            require_isolation(box, allow_unsafe_local)
+        except SandboxError:
+            box.close()
+            raise
+    return box

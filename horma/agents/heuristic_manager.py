@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import os
 import re
 import secrets
 import shlex
@@ -115,8 +116,12 @@ def options(skills: dict | None) -> dict[str, bool | int]:
 
 
 # -- rendering ---------------------------------------------------------------
+@lru_cache(maxsize=1 << 16)
 def _q(value: str) -> str:
-    """A YAML scalar: JSON's double-quoted strings are valid YAML and need no YAML library."""
+    """A YAML scalar: JSON's double-quoted strings are valid YAML and need no YAML library.
+
+    Cached: a page re-renders every unit id it cites each time it changes.
+    """
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -144,11 +149,19 @@ def _day(time: str) -> str:
     return time.split(" ")[0] if time else ""
 
 
+@lru_cache(maxsize=1024)
+def _base_date(day: str) -> dt.date | None:
+    """``YYYY-MM-DD`` parsed once per day: strptime is slow and a session repeats its date on every turn."""
+    try:
+        return dt.datetime.strptime(day, "%Y-%m-%d").date()
+    except ValueError:
+        return None
+
+
 def anchor_dates(text: str, time: str) -> list[str]:
     """Relative time words in ``text`` as absolute dates from the session time, e.g. ``yesterday = 7 May 2023``."""
-    try:
-        base = dt.datetime.strptime(time[:10], "%Y-%m-%d").date()
-    except ValueError:
+    base = _base_date(time[:10])
+    if base is None:
         return []
     out = []
     for m in _RELATIVE_RE.finditer(text):
@@ -229,7 +242,7 @@ class _Mentions:
         rel = self.page_path(month)
         if page is None or (month not in self.dirty and not _fresh(ws, st, rel)):
             page = self.pages[month] = _load_page(ws, rel)
-            st.mtimes[rel] = _mtime(ws, rel)
+            _loaded(ws, st, rel)
         units = page.sources.setdefault(seg, [])
         if unit.id in units:
             return
@@ -294,6 +307,8 @@ class _State:
     mtimes: dict[str, int] = field(default_factory=dict)
     counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
     known: set[str] = field(default_factory=set)  # entity names seen mid-sentence, then found anywhere
+    known_by_word: dict[str, set[str]] = field(default_factory=dict)  # first word -> known names
+    checked: set[str] = field(default_factory=set)  # notes found fresh during the current segment
     latest: dict[str, str] = field(default_factory=dict)  # person or name -> its latest mention line
 
 
@@ -304,13 +319,46 @@ def _state(ws: Workspace) -> _State:
     st = _STATES.get(ws.root)
     if st is None:
         st = _STATES[ws.root] = _State()
-        st.known = _entity_titles(ws)
+        _remember(st, _entity_titles(ws))
     return st
 
 
+def _remember(st: _State, names: list[str] | set[str]) -> None:
+    """Add entity names to ``st.known``, indexed by first word so a turn only checks names it may contain."""
+    for name in names:
+        if name not in st.known:
+            st.known.add(name)
+            first = name.split()[0] if name.split() else ""
+            st.known_by_word.setdefault(first, set()).add(name)
+
+
+def _known_in(st: _State, text: str, found: list[str]) -> list[str]:
+    """Known names (every word capitalised in ``text``) that ``text`` contains and ``found`` lacks."""
+    caps = set(_CAPWORD.findall(text))
+    cand = set(st.known_by_word.get("", ()))
+    for w in caps:
+        cand.update(st.known_by_word.get(w, ()))
+    return [k for k in sorted(cand) if k not in found and all(w in caps for w in k.split()) and k in text]
+
+
 def _fresh(ws: Workspace, st: _State, rel: str) -> bool:
-    """Whether our cached copy of a note is what is on disk (someone else may have edited it)."""
-    return rel in st.mtimes and st.mtimes[rel] == _mtime(ws, rel)
+    """Whether our cached copy of a note is what is on disk (someone else may have edited it).
+
+    Checked once per note per segment: while a segment is organized only this
+    process writes (it holds the writer lock), so one stat is enough.
+    """
+    if rel in st.checked:
+        return True
+    if rel in st.mtimes and st.mtimes[rel] == _mtime(ws, rel):
+        st.checked.add(rel)
+        return True
+    return False
+
+
+def _loaded(ws: Workspace, st: _State, rel: str) -> None:
+    """Remember the mtime of a note just read from disk."""
+    st.mtimes[rel] = _mtime(ws, rel)
+    st.checked.add(rel)
 
 
 def _entity_titles(ws: Workspace) -> set[str]:
@@ -329,7 +377,7 @@ def _entity_titles(ws: Workspace) -> set[str]:
 
 def _mtime(ws: Workspace, rel: str) -> int:
     try:
-        return (ws.root / rel).stat().st_mtime_ns
+        return os.stat(f"{ws.root}/{rel}").st_mtime_ns  # not pathlib: this runs for every touched note
     except OSError:
         return -1
 
@@ -339,7 +387,7 @@ def _mention_note(ws: Workspace, st: _State, folder: str, name: str, kind: str) 
     note = st.mentions.get(rel)
     if note is None or not _fresh(ws, st, rel):
         note = st.mentions[rel] = _load_mentions(ws, rel, name, kind)
-        st.mtimes[rel] = _mtime(ws, rel)
+        _loaded(ws, st, rel)
     return note
 
 
@@ -493,9 +541,8 @@ def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: 
             touched.append(note.path)
             found = entities(u.text, speakers)
             if st.known:
-                caps = set(_CAPWORD.findall(u.text))
-                found += [k for k in st.known if k not in found and all(w in caps for w in k.split()) and k in u.text]
-            st.known.update(found)
+                found += _known_in(st, u.text, found)
+            _remember(st, found)
             for name in found:
                 if name not in names:
                     names.append(name)
@@ -526,6 +573,7 @@ def manage(sandbox, workspace: Workspace, segment: str, units: list[Unit], skill
     located = [(n, u) for n, line in enumerate(raw_text.splitlines(), 1)
                if (u := parse_raw_line(line)) is not None and u.id in wanted]
     st = _state(ws)
+    st.checked.clear()
     names, touched = _mentions(ws, st, ht, segment, located, opts)
     files: dict[str, str] = {}
     for rel in touched:

@@ -110,6 +110,7 @@ class Manager:
         self._options: dict | None = None
         self._organized: set[str] = set()
         self._log_offset = 0
+        self._rels: dict = {}  # raw units file -> its workspace path (resolving it each record is slow)
 
     # -- sandbox --------------------------------------------------------------
     @property
@@ -160,7 +161,14 @@ class Manager:
     def pending_segments(self) -> list[str]:
         """Archived segments no policy has finished with (their run was cut off)."""
         done = self.organized_segments()
-        return [rel for f in self.workspace.raw_files() if (rel := self.workspace.rel(f)) not in done]
+        out = []
+        for f in self.workspace.raw_files():
+            rel = self._rels.get(f)
+            if rel is None:
+                rel = self._rels[f] = self.workspace.rel(f)
+            if rel not in done:
+                out.append(rel)
+        return out
 
     # -- recording ------------------------------------------------------------
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None, source: str | None = None) -> RecordResult:

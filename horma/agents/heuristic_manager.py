@@ -550,7 +550,7 @@ def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: 
                 note.add(ws, st, segment, n, u)
                 touched.append(note.path)
         if opts["topic_notes"]:
-            stems = set(ht.terms(u.text))
+            stems = set(ht.analyse(u.text)[1].split())
             for topic, vocab in _topic_stems(ht).items():
                 if stems & vocab:
                     note = _mention_note(ws, st, "topics", topic, f"topic: {topic}")

@@ -201,9 +201,35 @@ def count_tokens(text: str) -> int:
     return n
 
 
+_CHUNKS: dict[str, tuple[int, str]] = {}
+CHUNK_CACHE = 200_000  # entries; a long-running manager clears it when full
+
+
+def analyse(text: str) -> tuple[int, str]:
+    """``(count_tokens(text), " ".join(terms(text)))``, memoised per whitespace-separated chunk.
+
+    Neither a word nor a token spans whitespace, so a line's analysis is its
+    chunks' analyses put together; the manager re-indexes note lines made of the
+    same few thousand chunks, and a dict lookup per chunk is much cheaper than
+    splitting and stemming the line again.
+    """
+    n = 0
+    parts = []
+    for chunk in text.split():
+        hit = _CHUNKS.get(chunk)
+        if hit is None:
+            if len(_CHUNKS) >= CHUNK_CACHE:
+                _CHUNKS.clear()
+            hit = _CHUNKS[chunk] = (count_tokens(chunk), " ".join(terms(chunk)))
+        n += hit[0]
+        if hit[1]:
+            parts.append(hit[1])
+    return n, " ".join(parts)
+
+
 def context_cost(uid: str, actor: str, text: str) -> int:
     """Tokens a raw line costs in a context, which shows it as ``ID actor: text``."""
-    return count_tokens(f"{uid} {actor}: {' '.join(text.split())}")
+    return analyse(f"{uid} {actor}: {text}")[0]
 
 
 HEADER_COST = 5  # the "[8 May 2023]" header a context puts above each segment's lines
@@ -242,7 +268,7 @@ def raw_shard(path: str, text: str) -> str:
         uid, time, actor, body = unit
         cost = context_cost(uid, actor, body)
         rows.append("\t".join((path, str(n), _clean(uid), _clean(time), _clean(actor), str(cost),
-                               " ".join(terms(body)))))
+                               analyse(body)[1])))
     return "\n".join(rows) + "\n"
 
 
@@ -260,8 +286,8 @@ def note_rows(path: str, text: str, memo: dict | None = None) -> list[str]:
         line = lines[n]
         cached = memo.get(line) if memo is not None else None
         if cached is None:
-            t = " ".join(terms(line))
-            cached = f"{count_tokens(line)}\t{t}" if t else ""
+            tokens, t = analyse(line)
+            cached = f"{tokens}\t{t}" if t else ""
             if memo is not None:
                 memo[line] = cached
         if cached:

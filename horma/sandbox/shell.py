@@ -23,6 +23,9 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_OUTPUT_CAP = 16_000  # characters kept: half head, half tail
 TIMEOUT_EXIT = 124
 BULK_BYTES = 4096  # commands at least this long are read in blocks by head(1)
+# The end-of-command line; compiled once, since a pattern holding each command's nonce
+# would be compiled anew for every command (~0.13 ms).
+_END = re.compile(rb"__HORMA_END_([0-9a-f]+)__ (\d+) (.*)\n")
 
 
 @dataclass
@@ -71,7 +74,11 @@ class _Capture:
                 del self.tail[:cut]
 
     def done(self) -> re.Match[bytes] | None:
-        return re.search(re.escape(self.marker) + rb" (\d+) (.*)\n", bytes(self.head + self.tail))
+        """The end line with this command's nonce (groups: nonce, exit code, cwd), if it has arrived."""
+        for m in _END.finditer(bytes(self.head + self.tail)):
+            if m.group(0).startswith(self.marker + b" "):
+                return m
+        return None
 
 
 class PersistentShell:
@@ -160,8 +167,8 @@ class PersistentShell:
             note = f"[timed out after {timeout:g}s]" if timed_out else "[sandbox shell exited]"
             code = TIMEOUT_EXIT if timed_out else 125
             return ExecResult(command, (out + "\n" + note).strip(), code, elapsed, timed_out, cap.dropped > 0)
-        self.pwd = match.group(2).decode(errors="replace")
-        return ExecResult(command, self._render(cap, match), int(match.group(1)), elapsed, False, cap.dropped > 0)
+        self.pwd = match.group(3).decode(errors="replace")
+        return ExecResult(command, self._render(cap, match), int(match.group(2)), elapsed, False, cap.dropped > 0)
 
     def _render(self, cap: _Capture, match: re.Match[bytes] | None) -> str:
         data = bytes(cap.head + cap.tail)

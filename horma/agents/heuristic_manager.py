@@ -145,6 +145,12 @@ def _snippet(text: str, n: int) -> str:
     return " ".join(words[:n]) + (" ..." if len(words) > n else "")
 
 
+@lru_cache(maxsize=4096)
+def _mention_words(text: str) -> str:
+    """A turn's snippet in mention pages; cached since one turn is added to several notes."""
+    return _snippet(text, MENTION_WORDS)
+
+
 def _day(time: str) -> str:
     return time.split(" ")[0] if time else ""
 
@@ -247,7 +253,7 @@ class _Mentions:
         if unit.id in units:
             return
         units.append(unit.id)
-        page.lines.append(f"- {day} {unit.id} ({seg}:{lineno}) {unit.actor}: {_snippet(unit.text, MENTION_WORDS)}")
+        page.lines.append(f"- {day} {unit.id} ({seg}:{lineno}) {unit.actor}: {_mention_words(unit.text)}")
         self.counts[month] = self.counts.get(month, 0) + 1
         self.first = min(self.first or day, day)
         self.last = max(self.last, day)
@@ -382,8 +388,13 @@ def _mtime(ws: Workspace, rel: str) -> int:
         return -1
 
 
+@lru_cache(maxsize=1 << 14)
+def _note_rel(folder: str, name: str) -> str:
+    return f"{NOTES_DIR}/{folder}/{slugify(name)}.md"
+
+
 def _mention_note(ws: Workspace, st: _State, folder: str, name: str, kind: str) -> _Mentions:
-    rel = f"{NOTES_DIR}/{folder}/{slugify(name)}.md"
+    rel = _note_rel(folder, name)
     note = st.mentions.get(rel)
     if note is None or not _fresh(ws, st, rel):
         note = st.mentions[rel] = _load_mentions(ws, rel, name, kind)
@@ -394,6 +405,16 @@ def _mention_note(ws: Workspace, st: _State, folder: str, name: str, kind: str) 
 @lru_cache(maxsize=1)
 def _topic_stems(ht: ModuleType) -> dict[str, frozenset[str]]:
     return {topic: frozenset(ht.terms(vocab)) for topic, vocab in TOPICS.items()}
+
+
+@lru_cache(maxsize=1)
+def _topics_by_stem(ht: ModuleType) -> dict[str, frozenset[str]]:
+    """Stem -> the topics whose lexicon has it, so a turn costs one lookup per word, not one test per topic."""
+    out: dict[str, set[str]] = {}
+    for topic, vocab in _topic_stems(ht).items():
+        for stem in vocab:
+            out.setdefault(stem, set()).add(topic)
+    return {stem: frozenset(topics) for stem, topics in out.items()}
 
 
 def _read_timeline(ws: Workspace) -> list[str]:
@@ -553,9 +574,10 @@ def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: 
                 note.add(ws, st, segment, n, u)
                 touched.append(note.path)
         if opts["topic_notes"]:
-            stems = set(ht.analyse(u.text)[1].split())
-            for topic, vocab in _topic_stems(ht).items():
-                if stems & vocab:
+            by_stem = _topics_by_stem(ht)
+            hits = {t for stem in ht.analyse(u.text)[1].split() for t in by_stem.get(stem, ())}
+            for topic in (_topic_stems(ht) if hits else ()):
+                if topic in hits:
                     note = _mention_note(ws, st, "topics", topic, f"topic: {topic}")
                     note.add(ws, st, segment, n, u)
                     touched.append(note.path)

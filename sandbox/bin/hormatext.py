@@ -266,9 +266,9 @@ def raw_shard(path: str, text: str) -> str:
         if unit is None:
             continue
         uid, time, actor, body = unit
-        cost = context_cost(uid, actor, body)
-        rows.append("\t".join((path, str(n), _clean(uid), _clean(time), _clean(actor), str(cost),
-                               analyse(body)[1])))
+        tokens, body_terms = analyse(body)
+        cost = analyse(f"{uid} {actor}:")[0] + tokens  # = context_cost(): no token spans the space
+        rows.append("\t".join((path, str(n), _clean(uid), _clean(time), _clean(actor), str(cost), body_terms)))
     return "\n".join(rows) + "\n"
 
 

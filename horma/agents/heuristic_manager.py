@@ -79,6 +79,7 @@ _CAPS = re.compile(r"\b[A-Z][a-zA-Z'\-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][a-zA-
 _CAPWORD = re.compile(r"\b[A-Z][a-zA-Z'\-]*")
 _SENTENCE_END = re.compile(r"(?:^|[.!?]\s+|[\"“(]\s*)$")
 _NUMBER = re.compile(r"\d")
+_POSSESSIVE = re.compile(r"['’]s$")
 _RELATIVE: dict[str, tuple[str, int]] = {  # phrase -> (unit, offset)
     "yesterday": ("day", -1), "last night": ("day", -1), "today": ("day", 0), "tonight": ("day", 0),
     "tomorrow": ("day", 1), "last week": ("week", -1), "this week": ("week", 0), "next week": ("week", 1),
@@ -90,7 +91,8 @@ _RELATIVE_RE = re.compile(r"\b(" + "|".join(sorted(_RELATIVE, key=len, reverse=T
 _NOT_ENTITIES = frozenset(
     "i i'm i've i'll i'd im ive hey hi oh wow yeah yes no ok okay thanks thank hello lol haha omg sure cool "
     "awesome great good nice sorry please congrats congratulations btw totally absolutely definitely "
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "mondays tuesdays wednesdays thursdays fridays saturdays sundays january february march april may june july "
     "august september october november december".split()
 )
 
@@ -199,7 +201,11 @@ def entities(text: str, speakers: set[str]) -> list[str]:
             if not rest:
                 continue
             name = rest  # "Yesterday Jon Smith" -> "Jon Smith"
-        words = [w for w in name.split() if w.lower() not in _NOT_ENTITIES]
+        # "Jun's" is Jun; "The Riverside Half" and "Riverside Half" are one entity
+        words = [_POSSESSIVE.sub("", w) for w in name.split()]
+        words = [w for w in words if w.lower() not in _NOT_ENTITIES]
+        if words and words[0] == "The" and len(words) > 1:
+            words = words[1:]
         name = " ".join(words)
         if len(name) < 3 or name in speakers or name.lower() in _NOT_ENTITIES:
             continue

@@ -331,7 +331,5 @@ def test_benchmark_script_end_to_end(tmp_path):
 
 
 def test_entity_names_fold_possessives_leading_the_and_weekday_plurals():
-    from horma.agents.heuristic_manager import entities
-
     text = "We sold out. Jun's bowls went fast, and The Riverside Half Marathon is on Wednesdays near Marguerite's bakery."
     assert entities(text, {"Jun"}) == ["Riverside Half Marathon", "Marguerite"]

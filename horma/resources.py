@@ -1,17 +1,19 @@
 """Where the non-Python parts of the project live.
 
-Prompts, skills and the sandbox helpers are top-level folders of the
-repository so that a reader finds them without opening the package; an
-editable install (the README's) resolves them from here.
+Prompts, skills, the sandbox helpers and the examples are top-level folders
+of the repository, so a reader finds them without opening the package.
+``horma/_data/`` links to them, which makes a wheel carry copies; resolving
+the links gives the repository folders in an editable install and the copies
+in a wheel install.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PROMPTS = ROOT / "prompts"
-SKILLS = ROOT / "skills"
-SANDBOX = ROOT / "sandbox"
+_DATA = Path(__file__).resolve().parent / "_data"
+PROMPTS = (_DATA / "prompts").resolve()
+SKILLS = (_DATA / "skills").resolve()
+SANDBOX = (_DATA / "sandbox").resolve()
 SANDBOX_BIN = SANDBOX / "bin"
-EXAMPLES = ROOT / "examples"
+EXAMPLES = (_DATA / "examples").resolve()

@@ -15,7 +15,7 @@ import anthropic
 
 from horma.llm import LLMError, Reply, ToolCall, ToolSpec, Usage
 from horma.llm.accounting import Accounting, price_for
-from horma.llm.retry import RetryPolicy, Transient, with_retries
+from horma.llm.retry import RetryPolicy, Transient, retry_after, with_retries
 
 
 def classify(exc: Exception) -> Transient | LLMError | None:
@@ -27,7 +27,7 @@ def classify(exc: Exception) -> Transient | LLMError | None:
     if isinstance(exc, anthropic.APIStatusError):
         code = exc.status_code
         if code == 429 or code >= 500:
-            return Transient(f"HTTP {code} {_message(exc)}", _retry_after(exc.response))
+            return Transient(f"HTTP {code} {_message(exc)}", retry_after(exc.response))
         return LLMError(f"anthropic: HTTP {code} {_message(exc)}")
     if isinstance(exc, anthropic.AnthropicError):
         return LLMError(f"anthropic: {exc}")
@@ -41,13 +41,6 @@ def _message(exc: Any) -> str:
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"])
     return str(getattr(exc, "message", "") or "")
-
-
-def _retry_after(response: Any) -> float | None:
-    try:
-        return float(response.headers.get("retry-after"))
-    except (TypeError, ValueError, AttributeError):
-        return None
 
 
 def to_wire(messages: list[dict]) -> list[dict]:

@@ -25,7 +25,7 @@ import openai
 from horma.llm import LLMError, Reply, ToolCall, ToolSpec, Usage
 from horma.llm import text_protocol
 from horma.llm.accounting import Accounting, price_for
-from horma.llm.retry import RetryPolicy, Transient, with_retries
+from horma.llm.retry import RetryPolicy, Transient, retry_after, with_retries
 from horma.tokens import count_tokens
 
 OFFICIAL_HOST = "api.openai.com"
@@ -56,11 +56,7 @@ def classify(exc: Exception) -> Transient | LLMError | None:
     if isinstance(exc, openai.APIStatusError):
         code = exc.status_code
         if code == 429 or code >= 500:
-            try:
-                after = float(exc.response.headers.get("retry-after"))
-            except (TypeError, ValueError):
-                after = None
-            return Transient(f"HTTP {code} {_message(exc)}", after)
+            return Transient(f"HTTP {code} {_message(exc)}", retry_after(exc.response))
         return LLMError(f"openai: HTTP {code} {_message(exc)}")
     if isinstance(exc, openai.OpenAIError):
         return LLMError(f"openai: {exc}")

@@ -12,7 +12,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from horma.llm import LLMError
 
@@ -31,6 +31,14 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_delay)
         d = min(self.max_delay, self.base_delay * 2**attempt)
         return d / 2 + random.uniform(0, d / 2)
+
+
+def retry_after(response: Any) -> float | None:
+    """The seconds an HTTP response's Retry-After header asks for, if it names a number."""
+    try:
+        return float(response.headers.get("retry-after"))
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 @dataclass

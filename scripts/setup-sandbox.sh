@@ -26,11 +26,18 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
+# Check for each binary this script (or the test suite) runs, by its own name:
+# a `docker` client without the `dockerd` engine is common (a client-only
+# install, a remote DOCKER_HOST), and it is the engine this script starts.
 missing=()
-command -v docker >/dev/null || missing+=(docker.io)
-command -v bwrap >/dev/null || missing+=(bubblewrap)
-command -v rg >/dev/null || missing+=(ripgrep)
-command -v debootstrap >/dev/null || missing+=(debootstrap)
+need() { command -v "$1" >/dev/null || missing+=("$2"); }
+need dockerd docker.io
+need containerd docker.io   # dockerd starts it; docker.io depends on it
+need docker docker.io
+need bwrap bubblewrap
+need rg ripgrep
+need debootstrap debootstrap
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u | sed '/^$/d')
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   apt-get update -q
@@ -39,6 +46,7 @@ fi
 
 if ! docker info >/dev/null 2>&1; then
   log "starting dockerd (log: /var/log/horma-dockerd.log)"
+  command -v dockerd >/dev/null || { log "dockerd is not installed and no engine answers"; exit 1; }
   nohup dockerd >/var/log/horma-dockerd.log 2>&1 &
   for _ in $(seq 60); do
     docker info >/dev/null 2>&1 && break

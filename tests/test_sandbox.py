@@ -29,6 +29,7 @@ from horma.sandbox.views import Identity, prepare_write_view
 from horma.workspace import Workspace
 
 TOKEN = "horma-canary-" + secrets.token_hex(8)
+META_SECRET = "horma-other-query-" + secrets.token_hex(8)  # an answer in another query's trajectory
 FAKE_KEY = "sk-ant-api03-" + secrets.token_hex(16)
 
 
@@ -88,6 +89,10 @@ def arena(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     (notes / "leak.md").symlink_to(canary)  # absolute host path
     (notes / "up").symlink_to("../../outside")  # relative, leaving the workspace
     (notes / "etc").symlink_to("/etc")
+    other = {"query": "where did Caroline go?", "answer": META_SECRET}
+    (ws.root / ".horma" / "trajectories" / "other.jsonl").write_text(json.dumps(other) + "\n")
+    (ws.root / ".horma" / "index").mkdir(parents=True, exist_ok=True)
+    (ws.root / ".horma" / "index" / "probe.txt").write_text("index probe\n")
     old_key = os.environ.get("ANTHROPIC_API_KEY")
     os.environ["ANTHROPIC_API_KEY"] = FAKE_KEY
     limits = Limits(timeout=5)
@@ -227,8 +232,12 @@ def test_writes_to_raw_and_metadata_fail_in_the_write_view(arena: Arena, host_un
         f"touch raw/{seg}/extra",
         "mkdir raw/forged",
         "touch .horma/x",
-        "rm -f .horma/workspace.yaml",
+        "rm .horma/workspace.yaml",  # (rm -f exits 0 on the empty mask; host_unchanged checks the file)
         "ln -s /tmp .horma/trajectories/x",
+        "chmod 755 .horma",  # open the mask
+        "mv .horma moved",
+        "rm -rf .horma",
+        "umount .horma",
     ]
     for cmd in attempts:
         r = arena.write.exec(cmd)
@@ -245,6 +254,8 @@ def test_any_write_fails_in_the_read_view(arena: Arena):
         "rm -rf notes",
         "cp INDEX.md notes/copy.md",
         "touch .horma/index/x",
+        "touch $HORMA_INDEX/x",
+        "rm $HORMA_INDEX/probe.txt",
         "touch raw/x",
     ]
     for cmd in attempts:
@@ -337,6 +348,70 @@ def test_containers_of_killed_sessions_are_removed_on_the_next_open(workspace: W
         client.close()
 
 
+@pytest.mark.parametrize("view", ["read", "write"])
+def test_metadata_is_invisible(arena: Arena, view: str, host_unchanged):
+    """Other queries' trajectories (and every other part of .horma/) cannot be read or listed."""
+    sb = arena.read if view == "read" else arena.write
+    assert sb.exec("cd /ws && ls -a .").output.split().count(".horma") == 1  # the mask itself is there
+    listing = sb.exec("ls -A /ws/.horma")
+    assert listing.exit_code != 0 or listing.output == "", listing.output
+    attempts = [
+        "cat .horma/trajectories/*",
+        "cat .horma/trajectories/other.jsonl",
+        "cat .horma/workspace.yaml",
+        "ls .horma/trajectories",
+        "ls .horma/index",
+        "cat /proc/self/root/ws/.horma/trajectories/other.jsonl",
+        "cat /proc/1/root/ws/.horma/trajectories/other.jsonl",
+    ]
+    for cmd in attempts:
+        r = sb.exec(f"cd /ws; {cmd}")
+        assert r.exit_code != 0 and META_SECRET not in r.output, f"{arena.backend}: {cmd!r} -> {r.output!r}"
+    searches = [
+        "grep -rn horma-other-query .",
+        "grep -rln where .",
+        "rg -uuu -n horma-other-query .",
+        "find . -path './.horma/*'",
+        "find / -name 'other.jsonl' -o -name workspace.yaml 2>/dev/null",
+        "ls -aR .horma",
+        "tar -cf - . 2>/dev/null | grep -a -o 'horma-other-query[0-9a-f-]*'",
+        "grep -rl Caroline .",
+    ]
+    for cmd in searches:
+        r = sb.exec(f"cd /ws; {cmd}", timeout=30)
+        assert META_SECRET not in r.output and "other.jsonl" not in r.output, f"{arena.backend}: {cmd!r}"
+        assert "workspace.yaml" not in r.output and "trajectories" not in r.output, f"{arena.backend}: {cmd!r}"
+    found = sb.exec("cd /ws; grep -rl Caroline .")  # the rest is searchable, without errors from the mask
+    assert found.exit_code == 0 and "caroline.md" in found.output and "denied" not in found.output, found.output
+
+
+@pytest.mark.parametrize("view", ["read", "write"])
+def test_index_is_at_horma_index(arena: Arena, view: str):
+    sb = arena.read if view == "read" else arena.write
+    assert sb.exec("echo $HORMA_INDEX").output == "/opt/horma/index\n"
+    assert sb.exec('cat "$HORMA_INDEX/probe.txt"').output == "index probe\n"
+    host = arena.ws.root / ".horma" / "index" / f"{view}.txt"
+    wrote = sb.exec(f'echo from-{view} > "$HORMA_INDEX/{view}.txt"')
+    try:
+        if view == "read":
+            assert wrote.exit_code != 0 and not host.exists(), f"{arena.backend}: the read view wrote the index"
+        else:
+            assert wrote.exit_code == 0, wrote.output
+            assert host.read_text() == "from-write\n"
+            assert arena.read.exec('cat "$HORMA_INDEX/write.txt"').output == "from-write\n"
+    finally:
+        host.unlink(missing_ok=True)
+
+
+def test_home_and_cwd_are_the_shells_paths(arena: Arena):
+    for sb in (arena.read, arena.write):
+        assert sb.home == "/ws"
+        assert sb.exec("cd /ws/notes").exit_code == 0 and sb.cwd == "/ws/notes"
+        assert sb.exec("cd people").exit_code == 0 and sb.cwd == "/ws/notes/people"
+        assert sb.exec("cd /ws").exit_code == 0 and sb.cwd == sb.home
+    assert isinstance(arena.read, Sandbox)
+
+
 # -- what must work ---------------------------------------------------------------
 
 
@@ -364,7 +439,7 @@ def test_write_view_writes_notes_the_host_can_use(arena: Arena, host_unchanged):
     script = (
         "mkdir -p notes/topics && printf -- '---\\ntitle: Counseling\\n---\\n- D1:3\\n' > notes/topics/c.md"
         " && sed -i 's/D1:3/D1:3 wants to study counseling/' notes/topics/c.md"
-        " && echo '- notes/topics/ counseling' >> INDEX.md && touch .horma/index/bm25.json && cat notes/topics/c.md"
+        " && echo '- notes/topics/ counseling' >> INDEX.md && touch $HORMA_INDEX/bm25.json && cat notes/topics/c.md"
     )
     r = arena.write.exec(script)
     assert r.exit_code == 0, r.output

@@ -20,6 +20,15 @@ def test_cd_persists_and_exit_codes_return(sb, tmp_path):
     assert r.output.strip() == str(tmp_path / "a" / "b") and r.exit_code == 7
 
 
+def test_home_cwd_and_index_are_host_paths(sb, tmp_path):
+    assert sb.home == str(tmp_path) and sb.cwd == sb.home
+    sb.exec("mkdir -p notes && cd notes")
+    assert sb.cwd == str(tmp_path / "notes")
+    sb.exec("sleep 30", timeout=0.3)  # a restart keeps the cwd
+    assert sb.cwd == str(tmp_path / "notes") and sb.exec("pwd").output == f"{tmp_path / 'notes'}\n"
+    assert sb.exec("echo $HORMA_INDEX").output == f"{tmp_path / '.horma' / 'index'}\n"
+
+
 def test_quoting_heredocs_and_syntax_errors(sb):
     assert sb.exec("printf '%s|' 'a  b' \"c\\\\d\"").output == "a  b|c\\d|"
     assert sb.exec("cat <<'EOF'\n$HOME `x`\nEOF").output == "$HOME `x`\n"

@@ -3,8 +3,10 @@
 One Protocol, three backends (one module each): ``docker``, ``bwrap`` and
 ``local``. A sandbox shows a workspace in one of two views: ``read`` (the
 retriever: everything read-only) or ``write`` (the manager: notes and index
-writable, ``raw/`` read-only). Every command has a timeout, an output cap and
-an environment without the host's secrets.
+writable, ``raw/`` read-only). In docker and bwrap ``.horma/`` is hidden in
+both views and the search index is at ``$HORMA_INDEX`` (see ``views``). Every
+command has a timeout, an output cap and an environment without the host's
+secrets.
 """
 
 from __future__ import annotations
@@ -58,12 +60,24 @@ class Limits:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    """A persistent shell over a workspace view."""
+    """A persistent shell over a workspace view.
+
+    ``workspace`` is the host path; ``home`` and ``cwd`` are paths as the shell
+    sees them (``/ws`` and below in docker and bwrap, host paths in local), so a
+    caller turns a path the agent typed into a workspace path without knowing
+    the backend.
+    """
 
     backend: str
     view: View
     workspace: Path
     isolated: bool  # False only for ``local``: LLM agents refuse it unless told otherwise
+    home: str  # the workspace root as the shell sees it
+
+    @property
+    def cwd(self) -> str:
+        """The shell's current directory as the shell sees it (``home`` until a ``cd``)."""
+        ...
 
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         """Run ``command`` with bash; cwd persists between calls."""
@@ -146,7 +160,12 @@ def open_sandbox(
 
 
 def require_isolation(sandbox: Sandbox, allow_unsafe_local: bool) -> None:
-    """Refuse to let an LLM drive a sandbox without isolation unless the user said so."""
+    """Refuse to let an LLM drive a sandbox without isolation unless the user said so.
+
+    The one isolation check: ``open_for_agent`` runs it when an LLM-driven
+    session opens, and the agent loop runs it again before an LLM acts, since
+    its caller may hand it any sandbox.
+    """
     if not sandbox.isolated and not allow_unsafe_local:
         raise SandboxError(
             f"refusing to run an LLM agent in the {sandbox.backend} sandbox (no isolation): "

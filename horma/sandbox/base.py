@@ -1,4 +1,10 @@
-"""What the three backends share: a persistent shell, restarted after a timeout in the same cwd."""
+"""What the three backends share: a persistent shell, restarted after a timeout in the same cwd.
+
+It also answers the two questions callers ask about paths the agent typed:
+``home`` (the workspace root as the shell sees it: ``/ws`` in docker and
+bwrap, the host path in ``local``) and ``cwd`` (where the shell is now, in the
+same terms), so nobody has to reach into the shell or guess the mount point.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,11 @@ class ShellSandbox:
         self.shell = shell
         self.home = home  # the workspace root as the shell sees it
         self._closed = False
+
+    @property
+    def cwd(self) -> str:
+        """The shell's current directory as the shell sees it; ``home`` until the first command."""
+        return self.shell.pwd or self.home
 
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         if self._closed:

@@ -2,8 +2,10 @@
 
 The sandbox sees /usr (and the /bin, /lib symlinks) read-only, the two /etc
 files the dynamic linker and ``awk`` need, its own /proc, /dev and a small
-tmpfs /tmp, the workspace view at /ws and the helper commands at
-/opt/horma/bin; no network, no other process, nothing else of the host.
+tmpfs /tmp, the workspace view at /ws (with ``.horma/`` covered by an
+empty read-only tmpfs), the search index at /opt/horma/index and
+the helper commands at /opt/horma/bin; no network, no other process, nothing
+else of the host.
 Limits on processes, memory, CPU time and file size are set with ``ulimit``
 inside, before the shell starts, so the sandbox cannot raise them.
 
@@ -27,16 +29,22 @@ from horma.sandbox import BackendStatus, Limits, View, safe_env
 from horma.sandbox.base import ShellSandbox
 from horma.sandbox.shell import PersistentShell
 from horma.sandbox.views import (
+    HIDDEN,
     SANDBOX_BIN_DIR,
     SANDBOX_ROOT,
     Identity,
     Mount,
     mounts,
+    prepare_index,
     prepare_write_view,
+    shell_env,
     workspace_identity,
 )
 
 TMPFS_BYTES = 64 * 1024 * 1024
+# Empty rather than mode 0000 (which bwrap could do): an unreadable folder makes every
+# `grep -r X .` from /ws print "Permission denied" and exit 2, and docker cannot have one.
+MASK_MODE = "0555"
 STAGE_DIRS = ("/mnt", "/media", "/srv")  # where the root path mounts its staging tmpfs
 HOST_FILES = ("/etc/ld.so.cache", "/etc/alternatives")  # shared libraries; awk & co. via alternatives
 # Runs as root in the private mount namespace: hold the two folders open, cover
@@ -102,6 +110,8 @@ def _bwrap(plan: list[Mount], who: Identity, inner: list[str], source) -> list[s
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for m in plan:
         args += ["--bind" if m.writable else "--ro-bind", source(m), m.target]
+    for target in HIDDEN:  # empty and read-only (so its owner, the sandbox user, cannot fill it)
+        args += ["--perms", MASK_MODE, "--size", "4096", "--tmpfs", target, "--remount-ro", target]
     return args + ["--chdir", SANDBOX_ROOT, "--", *inner]
 
 
@@ -140,6 +150,7 @@ def status() -> BackendStatus:
         return BackendStatus("bwrap", False, "bubblewrap not installed; run `sudo apt-get install bubblewrap`")
     with tempfile.TemporaryDirectory(prefix="horma-bwrap-check-") as tmp:
         os.chmod(tmp, 0o755)
+        prepare_index(Path(tmp))
         argv = command(Path(tmp), View.READ, Limits(), inner=["/usr/bin/true"])
         try:
             proc = subprocess.run(argv, env=safe_env("/"), capture_output=True, text=True, timeout=10)
@@ -154,9 +165,9 @@ def status() -> BackendStatus:
 def open(workspace: Path, view: View, limits: Limits) -> BwrapSandbox:  # noqa: A001 - the backend protocol
     if view is View.WRITE:
         prepare_write_view(workspace, _identity(workspace))
-    env = safe_env(SANDBOX_ROOT)
-    env["PATH"] = f"{SANDBOX_BIN_DIR}:{env['PATH']}"
-    shell = PersistentShell(command(workspace, view, limits), env=env, output_cap=limits.output_cap)
+    else:
+        prepare_index(workspace)
+    shell = PersistentShell(command(workspace, view, limits), env=shell_env(), output_cap=limits.output_cap)
     sandbox = BwrapSandbox(workspace, view, limits, shell, home=SANDBOX_ROOT)
     shell.start()
     return sandbox

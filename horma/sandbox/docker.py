@@ -3,7 +3,10 @@
 The container (image ``horma-sandbox:latest``, see the Dockerfile) has no
 network, a read-only root, a small tmpfs /tmp, pids/memory/CPU limits, no
 capabilities and no-new-privileges; the workspace view is bind-mounted at
-/ws. Its main process is ``sleep`` as ``nobody`` under docker's init, so the
+/ws, ``.horma/`` in it covered by an empty, read-only, root-owned tmpfs (its
+``mode=0000`` does not hold: runc gives a tmpfs the mode of the folder it
+covers), and the search index at /opt/horma/index (docker creates that mount
+point under the read-only root). Its main process is ``sleep`` as ``nobody`` under docker's init, so the
 sandbox user cannot stop the container by killing its own processes. The
 persistent shell is ONE ``docker exec -i`` process (about a millisecond a
 command) rather than an exec per command (tens of milliseconds).
@@ -21,15 +24,17 @@ import shutil
 import socket
 from pathlib import Path
 
-from horma.sandbox import BackendStatus, Limits, SandboxError, View, safe_env
+from horma.sandbox import BackendStatus, Limits, SandboxError, View
 from horma.sandbox.base import ShellSandbox
 from horma.sandbox.shell import PersistentShell
 from horma.sandbox.views import (
-    SANDBOX_BIN_DIR,
+    HIDDEN,
     SANDBOX_ROOT,
     Identity,
     mounts,
+    prepare_index,
     prepare_write_view,
+    shell_env,
     workspace_identity,
 )
 
@@ -37,6 +42,7 @@ IMAGE = "horma-sandbox:latest"
 LABEL = "horma.sandbox"
 SETUP_HINT = "run `sudo bash scripts/setup-sandbox.sh`"
 TMPFS_MB = 64
+MASK_TMPFS = "ro,nosuid,nodev,noexec,size=4k,mode=0000"  # what covers each HIDDEN folder
 # What the docker CLI itself may see of the host environment (it forwards none of it).
 _CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY")
 
@@ -118,8 +124,9 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
     who = workspace_identity(workspace)
     if view is View.WRITE:
         prepare_write_view(workspace, who)
-    env = safe_env(SANDBOX_ROOT)
-    env["PATH"] = f"{SANDBOX_BIN_DIR}:{env['PATH']}"
+    else:
+        prepare_index(workspace)
+    env = shell_env()
     file_bytes = limits.file_mb * 1024 * 1024
     client = docker.from_env(timeout=30)
     try:
@@ -134,7 +141,7 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
             hostname="horma",
             network_mode="none",
             read_only=True,
-            tmpfs={"/tmp": f"rw,nosuid,nodev,size={TMPFS_MB}m,mode=1777"},
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={TMPFS_MB}m,mode=1777"} | {t: MASK_TMPFS for t in HIDDEN},
             mounts=[
                 Mount(m.target, str(m.host), type="bind", read_only=not m.writable)
                 for m in mounts(workspace, view)

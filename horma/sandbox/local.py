@@ -2,7 +2,11 @@
 
 Fine for code the project drives itself (heuristic agents, tests, the demo on
 a machine without docker or bubblewrap); LLM agents refuse it unless the user
-passes an explicit unsafe flag. The view is not enforced here.
+passes an explicit unsafe flag. Nothing is enforced or hidden here: the view
+is not applied (``raw/`` is writable), ``.horma/`` (other queries'
+trajectories, locks, the ingest log) is readable, and the whole host is one
+``cd ..`` away. ``HORMA_INDEX`` names the host's index folder, where the
+isolated backends mount it at /opt/horma/index.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 from horma.sandbox import BackendStatus, Limits, View, safe_env
 from horma.sandbox.base import ShellSandbox
 from horma.sandbox.shell import PersistentShell
+from horma.sandbox.views import index_dir
 from horma.resources import SANDBOX_BIN
 
 
@@ -28,7 +33,7 @@ def status() -> BackendStatus:
 
 
 def open(workspace: Path, view: View, limits: Limits) -> LocalSandbox:
-    env = safe_env(str(workspace))
+    env = safe_env(str(workspace), {"HORMA_INDEX": str(index_dir(workspace))})
     env["PATH"] = f"{SANDBOX_BIN}:{env['PATH']}"
     shell = PersistentShell(
         ["bash", "--noprofile", "--norc"], env=env, cwd=str(workspace), output_cap=limits.output_cap

@@ -1,12 +1,19 @@
-"""What the isolated backends share: the view's mounts and who the sandbox user is.
+"""What the isolated backends share: the view's mounts, its environment and the sandbox user.
 
 Both docker and bwrap show the workspace at ``/ws``. The read view mounts it
-read-only. The write view mounts it writable but puts ``raw/`` and ``.horma/``
-back read-only on top, except ``.horma/index/`` (the heuristic manager's
-search index). The sandbox user is never root: it is the workspace owner when
-that is a normal user, else a dedicated uid whose ownership of the writable
-parts horma arranges, so the manager can write notes in a root-owned
-workspace and the host user (root) can still read and change them afterwards.
+read-only; the write view mounts it writable with ``raw/`` put back read-only
+on top. ``.horma/`` (trajectories of other queries with their answers, locks,
+the ingest log) is covered by an empty, read-only tmpfs in both views, so no
+agent command can read or list it: a retriever must not see other queries.
+The one part of it the helpers need, the search index ``.horma/index/``, is
+mounted on its own at ``/opt/horma/index`` (read-only in the read view,
+writable in the write view) and named by ``HORMA_INDEX`` in the shell's
+environment.
+
+The sandbox user is never root: it is the workspace owner when that is a
+normal user, else a dedicated uid whose ownership of the writable parts horma
+arranges, so the manager can write notes in a root-owned workspace and the
+host user (root) can still read and change them afterwards.
 """
 
 from __future__ import annotations
@@ -17,12 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from horma.resources import SANDBOX_BIN
-from horma.sandbox import View
+from horma.sandbox import SandboxError, View, safe_env
 from horma.workspace import META_DIR, RAW_DIR
 
 SANDBOX_ROOT = "/ws"
 SANDBOX_BIN_DIR = "/opt/horma/bin"
-INDEX_DIR = "index"  # under .horma/: the one metadata folder the write view may change
+SANDBOX_INDEX_DIR = "/opt/horma/index"  # where the helpers find the index (``$HORMA_INDEX``)
+INDEX_DIR = "index"  # under .horma/: the one metadata folder the sandbox sees (at SANDBOX_INDEX_DIR)
+HIDDEN = (f"{SANDBOX_ROOT}/{META_DIR}",)  # covered by an empty read-only tmpfs in every view
 SANDBOX_UID = 10001  # the image's `horma` user, for workspaces owned by root
 
 
@@ -47,18 +56,39 @@ def workspace_identity(workspace: Path) -> Identity:
     return Identity(st.st_uid, st.st_gid)
 
 
+def index_dir(workspace: Path) -> Path:
+    """The host folder of the search index."""
+    return workspace / META_DIR / INDEX_DIR
+
+
 def mounts(workspace: Path, view: View) -> list[Mount]:
-    """The binds of a view, outermost first (later ones cover earlier ones)."""
-    plan = [Mount(workspace, SANDBOX_ROOT, view is View.WRITE)]
-    if view is View.WRITE:
-        plan += [
-            Mount(workspace / RAW_DIR, f"{SANDBOX_ROOT}/{RAW_DIR}", False),
-            Mount(workspace / META_DIR, f"{SANDBOX_ROOT}/{META_DIR}", False),
-            Mount(workspace / META_DIR / INDEX_DIR, f"{SANDBOX_ROOT}/{META_DIR}/{INDEX_DIR}", True),
-        ]
+    """The binds of a view, outermost first (later ones cover earlier ones).
+
+    The backends add the :data:`HIDDEN` masks after these binds.
+    """
+    writable = view is View.WRITE
+    plan = [Mount(workspace, SANDBOX_ROOT, writable)]
+    if writable:
+        plan.append(Mount(workspace / RAW_DIR, f"{SANDBOX_ROOT}/{RAW_DIR}", False))
+    plan.append(Mount(index_dir(workspace), SANDBOX_INDEX_DIR, writable))
     if SANDBOX_BIN.is_dir():
         plan.append(Mount(SANDBOX_BIN, SANDBOX_BIN_DIR, False))
     return plan
+
+
+def shell_env() -> dict[str, str]:
+    """The environment of an isolated sandbox's shell: safe_env, the helpers first on PATH, the index."""
+    env = safe_env(SANDBOX_ROOT, {"HORMA_INDEX": SANDBOX_INDEX_DIR})
+    env["PATH"] = f"{SANDBOX_BIN_DIR}:{env['PATH']}"
+    return env
+
+
+def prepare_index(workspace: Path) -> None:
+    """Create the index folder, which every view mounts (a bind needs an existing source)."""
+    try:
+        index_dir(workspace).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SandboxError(f"cannot create the index folder {index_dir(workspace)}: {exc}") from exc
 
 
 def prepare_write_view(workspace: Path, who: Identity) -> None:
@@ -70,7 +100,7 @@ def prepare_write_view(workspace: Path, who: Identity) -> None:
     than one hard link are left alone for the same reason.
     """
     (workspace / RAW_DIR).mkdir(exist_ok=True)
-    (workspace / META_DIR / INDEX_DIR).mkdir(parents=True, exist_ok=True)
+    prepare_index(workspace)
     if os.geteuid() != 0:
         return  # only root can change owners; a normal user's workspace is already theirs
     root_fd = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)

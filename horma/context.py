@@ -7,6 +7,16 @@ Raw lines are rendered compactly: one ``[date]`` header per archive segment,
 then ``ID actor: text`` per unit. The turn text stays verbatim; only the
 repeated per-line time is folded into the header, which roughly halves the
 overhead a budget pays per turn.
+
+Costs are linear. A token (``\\w+`` run or one punctuation character, see
+:mod:`horma.tokens`) never contains whitespace, and the rendered text only
+joins its pieces with whitespace: ``header + "\\n" + lines joined by "\\n"``
+per segment, segments joined by ``"\\n\\n"``. So ``count_tokens(text)`` is
+exactly the sum of the tokens of every header and every line, and the total
+is kept as a running sum: ``tokens`` and ``room`` cost nothing, a selection
+counts only its own lines (plus its segment's header the first time the
+segment appears), and ``text`` is rendered on demand and cached until the
+next selection changes it.
 """
 
 from __future__ import annotations
@@ -43,6 +53,22 @@ def human_time(time: str) -> str:
     return time
 
 
+def _keep_selected(refs: list[str], new: dict[int, str]) -> list[str]:
+    """The refs that some newly selected line starts with (``"<ref> "``), in order, duplicates kept.
+
+    For a ref without a space, ``line.startswith(ref + " ")`` holds exactly
+    when the line's text before its first space is ``ref``, so one set of
+    line heads answers it; a ref with a space falls back to the scan.
+    """
+    heads = set()
+    for line in new.values():
+        head, sep, _ = line.partition(" ")
+        if sep:
+            heads.add(head)
+    return [r for r in refs
+            if (r in heads if " " not in r else any(line.startswith(f"{r} ") for line in new.values()))]
+
+
 @dataclass
 class Context:
     """A growing context. ``select`` is the retriever's terminal action that adds to it."""
@@ -53,29 +79,36 @@ class Context:
     items: list[ContextItem] = field(default_factory=list)
     _lines: dict[str, dict[int, str]] = field(default_factory=dict)  # path -> lineno -> rendered
     _headers: dict[str, str] = field(default_factory=dict)
+    # count_tokens(text), kept as a running sum; the rendered text, None until asked after a change
+    _tokens: int = field(default=0, init=False, repr=False, compare=False)
+    _text: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self._lines:  # built with lines already in it: count them once
+            self._tokens = count_tokens(self.text)
 
     @property
     def text(self) -> str:
-        return self._render(self._lines)
+        if self._text is None:
+            self._text = self._render()
+        return self._text
 
     @property
     def tokens(self) -> int:
-        return count_tokens(self.text)
+        return self._tokens
 
     @property
     def room(self) -> int:
-        return self.budget - self.tokens
+        return self.budget - self._tokens
 
     @property
     def refs(self) -> list[str]:
-        seen: list[str] = []
-        for item in self.items:
-            seen.extend(r for r in item.refs if r not in seen)
-        return seen
+        """Every item's refs, first mention first, each once."""
+        return list(dict.fromkeys(r for item in self.items for r in item.refs))
 
-    def _render(self, lines: dict[str, dict[int, str]]) -> str:
+    def _render(self) -> str:
         blocks = []
-        for path, rows in lines.items():
+        for path, rows in self._lines.items():
             body = "\n".join(rows[n] for n in sorted(rows))
             blocks.append(f"{self._headers[path]}\n{body}")
         return "\n\n".join(blocks)
@@ -84,7 +117,8 @@ class Context:
         """Add lines ``start..end`` (1-based, inclusive; default the whole file) and say what happened.
 
         Returns an observation for the agent; a selection that would overflow
-        the budget is refused, naming how much room is left.
+        the budget is refused, naming how much room is left. It costs the
+        lines it reads and adds, whatever the context already holds.
         """
         path = path.strip().removeprefix("./")
         try:
@@ -93,43 +127,54 @@ class Context:
             return f"refused: {exc}"
         if not target.is_file():
             return f"refused: {path}: no such file"
-        rel = self.workspace.rel(target)
+        rel = target.relative_to(self.workspace.root).as_posix()  # = workspace.rel(target): already resolved
         all_lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
         first = 1 if start is None else int(start)
         last = len(all_lines) if end is None else min(int(end), len(all_lines))
         if first < 1 or first > last:
             return f"refused: {rel}: bad line range {start}-{end} (file has {len(all_lines)} lines)"
         is_raw = rel.startswith(f"{RAW_DIR}/")
+        have = self._lines.get(rel, {})
+        header = self._headers.get(rel)  # set exactly when the segment already has lines
         new: dict[int, str] = {}
         for n in range(first, last + 1):
-            if n in self._lines.get(rel, {}):
+            if n in have:
                 continue
             line = all_lines[n - 1]
             unit = parse_raw_line(line) if is_raw else None
             new[n] = f"{unit.id} {unit.actor}: {unit.text}" if unit else line
-            if unit and rel not in self._headers:
-                self._headers[rel] = f"[{human_time(unit.time)}]"
+            if unit and header is None:
+                header = f"[{human_time(unit.time)}]"
         if not new:
             return f"already in context: {rel}:{first}-{last}"
-        self._headers.setdefault(rel, f"# {rel}")
-        trial = {p: dict(rows) for p, rows in self._lines.items()}
-        trial.setdefault(rel, {}).update(new)
-        before = self.tokens
-        after = count_tokens(self._render(trial))
+        text = "\n".join(new[n] for n in sorted(new))
+        # the new lines, joined by "\n" (0 tokens) as they will be inside their block;
+        # a new segment also pays its header (the "\n"/"\n\n" around it: 0 tokens)
+        cost = count_tokens(text)
+        if rel not in self._lines:
+            if header is None:
+                header = f"# {rel}"
+            cost += count_tokens(header)
+        before = self._tokens
+        after = before + cost
         if after > self.budget:
-            if rel not in self._lines:
-                del self._headers[rel]
             return (
                 f"refused: {rel}:{first}-{last} needs {after - before} tokens but only "
                 f"{self.budget - before} of {self.budget} are left; select fewer lines"
             )
-        self._lines = trial
-        text = "\n".join(new[n] for n in sorted(new))
-        refs = self.workspace.provenance(rel, min(new), max(new)) if is_raw else self.workspace.refs_in(text)
+        self._lines.setdefault(rel, {}).update(new)
+        self._headers.setdefault(rel, header)
+        self._tokens = after
+        self._text = None
+        lo, hi = min(new), max(new)
         if is_raw:
-            refs = [r for r in refs if any(new[n].startswith(f"{r} ") for n in new)]
-        self.items.append(ContextItem(rel, min(new), max(new), text, after - before, refs))
-        return f"selected {rel}:{min(new)}-{max(new)} ({after - before} tokens); {self.budget - after} tokens left"
+            # the units lines lo..hi cover (as Workspace.provenance reads them), kept when newly selected
+            units = (parse_raw_line(line) for line in all_lines[lo - 1 : hi])
+            refs = _keep_selected([u.id for u in units if u is not None], new)
+        else:
+            refs = self.workspace.refs_in(text)
+        self.items.append(ContextItem(rel, lo, hi, text, cost, refs))
+        return f"selected {rel}:{lo}-{hi} ({cost} tokens); {self.budget - after} tokens left"
 
     def as_dict(self) -> dict:
         return {"query": self.query, "context": self.text, "tokens": self.tokens,

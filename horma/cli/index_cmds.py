@@ -1,0 +1,49 @@
+"""`horma index`: bring a workspace's search index up to date, or rebuild it from the files."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from horma.cli.common import console, user_errors
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index")(index)
+
+
+def index(
+    workspace: Path = typer.Argument(..., help="The workspace folder."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Start from an empty index (after hand edits, a lost "
+                                                          "or damaged index, or an index version change)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object for scripts."),
+) -> None:
+    """Index raw/ and notes/ for `hsearch` and the retriever (SQLite FTS5 in .horma/index/).
+
+    Without --rebuild only what changed is indexed: new raw segments, and note
+    lines that differ from the indexed ones; notes deleted by hand are dropped.
+    The manager keeps the index current on its own; run this after editing
+    notes by hand, or with --rebuild when the index was deleted or damaged.
+
+    Example: [bold]horma index ./ws/conv-26 --rebuild[/]
+    """
+    from horma.index import index_folder, rebuild as sync
+    from horma.workspace import Workspace
+
+    with user_errors():
+        ws = Workspace.open(workspace)
+        t0 = time.perf_counter()
+        done = sync(ws, full=rebuild)
+    db = index_folder(ws) / "search.db"
+    out = {**done, "rebuilt": rebuild, "index_bytes": db.stat().st_size if db.is_file() else 0,
+           "seconds": round(time.perf_counter() - t0, 3)}
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    console.print(f"{'rebuilt' if rebuild else 'updated'} {escape(str(db))}: {out['segments']} raw segment(s) "
+                  f"indexed, {out['notes']} note(s), {out['removed']} deleted note(s) dropped, "
+                  f"{out['index_bytes'] / 1e6:.1f} MB, {out['seconds']:.2f} s")

@@ -5,22 +5,31 @@ has no search index) and the two terminal actions ``select`` and ``done``,
 and records every action in the trajectory format an LLM retriever writes,
 so its traces can later teach a small retriever. It selects raw lines, never
 notes: the context must carry the turns verbatim, with their provenance.
+The notes take part through ``hsearch``: entity notes route a query to the
+raw lines they cite, dates the session notes anchored route a dated question
+to the turns they happened in, and after its matches ``hsearch`` offers the
+rest of the best sessions; ``layers`` picks the note layers (for ablations).
 """
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from horma.context import Context
+from horma.index import index_module
 from horma.tokens import count_tokens
 from horma.workspace import RAW_DIR, parse_raw_line
+
+STOPWORDS = index_module().ht.STOPWORDS
 
 HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
 PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap
 MIN_ROOM = 8  # below this many tokens no turn fits: stop searching
 MAX_PAGES = 50
 GREP_TERMS = 12
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _hits(output: str) -> Iterable[tuple[str, int, str]]:
@@ -80,35 +89,36 @@ def _select_all(chosen: dict[str, list[int]], context: Context, trajectory) -> N
 
 
 def _grep_fallback(sandbox, context: Context, trajectory) -> None:
-    """Without an index (e.g. a workspace an LLM manager kept), rank grep matches by distinct query words."""
-    from horma.agents.heuristic_manager import text_tools
-
-    ht = text_tools()
-    words = [w for w in dict.fromkeys(ht.words(context.query)) if w not in ht.STOPWORDS][:GREP_TERMS]
+    """Without an index (e.g. one deleted by hand), rank grep matches by how many query words they hold."""
+    words = [w for w in dict.fromkeys(_WORD.findall(context.query.lower())) if w not in STOPWORDS][:GREP_TERMS]
     if not words:
         return
     pattern = "|".join(words)
     cmd = f"grep -rniE -e {shlex.quote(pattern)} {RAW_DIR} --include=units.log | head -n 2000"
     res = sandbox.exec(cmd)
     trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code, elapsed_ms=round(res.elapsed_ms, 3))
-    wanted = set(ht.terms(" ".join(words)))
     scored = []
     for path, num, line in _hits(res.output):
         unit = parse_raw_line(line)
         if unit is not None:
-            scored.append((-len(wanted & set(ht.terms(unit.text))), path, num, line))
+            text = unit.text.lower()
+            scored.append((-sum(w in text for w in words), path, num, line))
     scored.sort()
     _select_all(_pick([(p, n, ln) for _, p, n, ln in scored], context, set()), context, trajectory)
 
 
-def navigate(sandbox, context: Context, trajectory) -> None:
-    """Fill ``context`` with the raw turns ``hsearch`` ranks best, page by page, then ``done``."""
+def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None = None) -> None:
+    """Fill ``context`` with the raw turns ``hsearch`` ranks best, page by page, then ``done``.
+
+    ``layers`` names the note layers hsearch may route through (None: its default, all).
+    """
     seen: set[tuple[str, int]] = set()
     skip = 0
+    route = "" if layers is None else f"--layers {shlex.quote(','.join(layers) or 'none')} "
     for _ in range(MAX_PAGES):
         if context.room < MIN_ROOM:
             break
-        cmd = (f"hsearch --budget {context.room} --max-chars {PAGE_CHARS} --notes 0 --skip {skip} -n 0 -- "
+        cmd = (f"hsearch --budget {context.room} --max-chars {PAGE_CHARS} --notes 0 {route}--skip {skip} -n 0 -- "
                f"{shlex.quote(context.query)}")
         res = sandbox.exec(cmd)
         trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,

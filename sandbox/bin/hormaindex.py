@@ -44,7 +44,9 @@ CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, l
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
                                  time TEXT NOT NULL, cost INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
+CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
 CREATE TABLE IF NOT EXISTS actors(name TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS years(year INTEGER PRIMARY KEY);
 CREATE VIRTUAL TABLE IF NOT EXISTS unit_text USING fts5(body, content='', tokenize='{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
                                  title TEXT NOT NULL);
@@ -53,6 +55,9 @@ CREATE TABLE IF NOT EXISTS note_lines(id INTEGER PRIMARY KEY, note INTEGER NOT N
 CREATE INDEX IF NOT EXISTS note_lines_by_note ON note_lines(note);
 CREATE TABLE IF NOT EXISTS cites(line INTEGER NOT NULL, unit INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS cites_by_line ON cites(line);
+CREATE TABLE IF NOT EXISTS unit_dates(line INTEGER NOT NULL, unit INTEGER NOT NULL, day TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS unit_dates_by_day ON unit_dates(day);
+CREATE INDEX IF NOT EXISTS unit_dates_by_line ON unit_dates(line);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_text USING fts5(title, body, content='', tokenize='{TOKENIZER}');
 """
 
@@ -150,6 +155,8 @@ class SearchIndex:
             ).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
+        years = {u[5][:4] for u in units if u[5][:4].isdigit()}
+        self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
         self.conn.execute("UPDATE segments SET size=?, lines=? WHERE id=?", (len(data), lines, seg_id))
         self._seg_ids[rel] = seg_id
         return True
@@ -193,6 +200,10 @@ class SearchIndex:
             cited = self._cited_units(t, single)
             if cited:
                 self.conn.executemany("INSERT INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u in cited])
+                days = {f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "")
+                        for y, mo, d in query_dates(ht.words(t)) if y}
+                self.conn.executemany("INSERT INTO unit_dates(line, unit, day) VALUES(?,?,?)",
+                                      [(lid, u, day) for u in cited for day in days])
 
     def remove_note(self, rel: str) -> None:
         row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()
@@ -207,6 +218,7 @@ class SearchIndex:
                           (lid, title, text))
         self.conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
         self.conn.execute("DELETE FROM cites WHERE line=?", (lid,))
+        self.conn.execute("DELETE FROM unit_dates WHERE line=?", (lid,))
 
     def _seg_id(self, rel: str) -> int | None:
         sid = self._seg_ids.get(rel)
@@ -237,7 +249,8 @@ class SearchIndex:
         """Bring the index up to date with ``raw/`` and ``notes/`` (``hindex``); ``rebuild`` starts empty."""
         with self.transaction():
             if rebuild:
-                for table in ("segments", "units", "actors", "notes", "note_lines", "cites"):
+                for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
+                              "unit_dates"):
                     self.conn.execute(f"DELETE FROM {table}")
                 for fts in ("unit_text", "note_text"):
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
@@ -354,9 +367,77 @@ PREV_WEIGHT = 0.7
 NEXT_WEIGHT = 0.3
 SESSION_WEIGHT = 1.5
 SPEAKER_BOOST = 1.2
-COST_POWER = 0.0
+DATE_WEIGHT = 1.0
+EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
+DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
+COST_POWER = 0.5
 LAYERS = ("people", "entities", "topics", "sessions", "timeline")
-NOTE_WEIGHTS = {"people": 0.0, "entities": 0.0, "topics": 0.0, "sessions": 0.0, "timeline": 0.0}
+# Measured on LoCoMo dev (docs/benchmarks.md, "note layers"): entity notes routing to the lines that
+# name the entity help a little; people, topic and session lines duplicate the raw text's words and
+# only dilute the ranking, so they lend nothing; session notes still count through the dates they anchor.
+NOTE_WEIGHTS = {"people": 0.0, "entities": 0.2, "topics": 0.0, "sessions": 0.0, "timeline": 0.0}
+
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+_MONTH = {m: i + 1 for i, m in enumerate(MONTHS)}
+_MONTH.update({m[:3]: i + 1 for i, m in enumerate(MONTHS) if m != "may"})
+_MONTH["sept"] = 9
+_VERBS = frozenset(("may", "march", "mar"))
+_BEFORE_MONTH = frozenset(("in", "of", "during", "since", "until", "early", "late", "mid", "last", "this", "next"))
+
+
+def _year(w: str) -> int | None:
+    return int(w) if len(w) == 4 and w.isdigit() and 1900 <= int(w) <= 2199 else None
+
+
+def _dayn(w: str) -> int | None:
+    w = w[:-2] if w[-2:] in ("st", "nd", "rd", "th") and w[:-2].isdigit() else w
+    return int(w) if w.isdigit() and len(w) <= 2 and 1 <= int(w) <= 31 else None
+
+
+def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
+    """(year or None, month, day or None) for each date the words name: "October 24, 2023",
+    "24 Oct 2023", "2023-10-24", "May 2023", "in June"; a bare year is left to the words."""
+    out = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        y = _year(w)
+        if y and i + 2 < len(words) and words[i + 1].isdigit() and words[i + 2].isdigit():
+            mo, d = int(words[i + 1]), int(words[i + 2])
+            if 1 <= mo <= 12 and 1 <= d <= 31:  # ISO 2023-10-24
+                out.append((y, mo, d))
+                i += 3
+                continue
+        mo = _MONTH.get(w)
+        if mo:
+            day = _dayn(words[i - 1]) if i > 0 else None
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if day is None and _dayn(nxt):
+                day = _dayn(nxt)
+                nxt = words[i + 2] if i + 2 < len(words) else ""
+            year = _year(nxt)
+            # "may" and "march" are verbs too: only a day, a year or "in May" makes them a date
+            if w not in _VERBS or day or year or (i > 0 and words[i - 1] in _BEFORE_MONTH):
+                out.append((year, mo, day))
+        i += 1
+    return out
+
+
+def _ranges(dates, years: list[int]) -> list[tuple[str, str]]:
+    """ISO time ranges [lo, hi) for the dates; a date without a year spans every year the archive has."""
+    out = []
+    for y, mo, d in dates:
+        for year in ([y] if y else years):
+            if d:
+                lo = f"{year:04d}-{mo:02d}-{d:02d}"
+                hi = lo + "~"  # every time on that day sorts before it
+            else:
+                lo = f"{year:04d}-{mo:02d}"
+                hi = f"{year:04d}-{mo:02d}~"
+            out.append((lo, hi))
+    return out
 
 
 class Hit:
@@ -413,8 +494,12 @@ class Searcher:
         for rowid, score in self.conn.execute(
                 "SELECT rowid, -bm25(unit_text) FROM unit_text WHERE unit_text MATCH ?", (match,)):
             base[rowid] = score
-        routed = self._routed(match, max(base.values(), default=1.0))
-        wanted = set(base) | set(routed)
+        scale = max(base.values(), default=1.0)
+        routed = self._routed(match, scale)
+        dated = self._dated(query)
+        if len(dated) > DATE_CAP:
+            dated &= set(base)
+        wanted = set(base) | set(routed) | dated
         wanted |= {i + 1 for i in base} | {i - 1 for i in base}
         if not wanted:
             return []
@@ -440,6 +525,8 @@ class Searcher:
             if nxt is not None and nxt.seg == h.seg:
                 lent += NEXT_WEIGHT * base.get(nxt.id, 0.0)
             s = base.get(h.id, 0.0) + (lent + routed.get(h.id, 0.0)) / max(1.0, h.cost / typical) ** COST_POWER
+            if h.id in dated:
+                s += DATE_WEIGHT * scale
             if s <= 0:
                 continue
             if h.actor in named:
@@ -451,7 +538,46 @@ class Searcher:
         for h in ranked:
             h.path = paths[h.seg]
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
-        return ranked
+        return ranked + self._rest_of_sessions(ranked, session, paths)
+
+    def _rest_of_sessions(self, ranked: list[Hit], session: dict[int, float], paths: dict[int, str]) -> list[Hit]:
+        """The unmatched turns of the best-scoring sessions, best session first, each in archive order.
+
+        They rank below every match, so they only fill a budget the matches
+        leave free; what a session says around a match is often the answer.
+        """
+        best = sorted(session, key=lambda sid: -session[sid])[:EXPAND_SESSIONS]
+        if not best:
+            return []
+        have = {h.id for h in ranked}
+        order = {sid: i for i, sid in enumerate(best)}
+        rest = []
+        for row in self.conn.execute(
+                "SELECT id, seg, lineno, offset, uid, actor, time, cost FROM units "
+                "WHERE seg IN (SELECT value FROM json_each(?))", (_ids(best),)):
+            if row[0] not in have:
+                h = Hit(row)
+                h.path = paths.get(h.seg) or self.conn.execute(
+                    "SELECT path FROM segments WHERE id=?", (h.seg,)).fetchone()[0]
+                paths[h.seg] = h.path
+                rest.append(h)
+        rest.sort(key=lambda h: (order[h.seg], h.lineno))
+        return rest
+
+    def _dated(self, query: str) -> set[int]:
+        """Units from the days or months the query names (a question about a date leans toward it)."""
+        dates = query_dates(ht.words(query))
+        if not dates:
+            return set()
+        years = [r[0] for r in self.conn.execute("SELECT year FROM years ORDER BY year")]
+        out: set[int] = set()
+        for lo, hi in _ranges(dates, years):
+            out.update(r[0] for r in self.conn.execute(
+                "SELECT id FROM units WHERE time >= ? AND time < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
+            if "sessions" in self.layers:  # dates the notes anchored ("yesterday = 7 May 2023") cite units too
+                out.update(r[0] for r in self.conn.execute(
+                    "SELECT unit FROM unit_dates WHERE day >= ? AND day < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
+        return out
 
     def _routed(self, match: str, scale: float) -> dict[int, float]:
         """Score each raw unit gets from the note lines (of the active layers) that cite it.

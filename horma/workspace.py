@@ -17,6 +17,7 @@ crash could leave out of step.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import tempfile
@@ -117,16 +118,51 @@ class Note:
     extra: dict = field(default_factory=dict)
 
     def render(self) -> str:
-        meta: dict = {"title": self.title}
+        """The note's text: front matter, then the body. The one note renderer in horma.
+
+        Strings are written as JSON strings, which are valid YAML double-quoted
+        scalars: no YAML emitter runs (the heuristic manager renders thousands
+        of notes a second), and nothing a title or unit id contains (colons,
+        quotes, ``1:58``, ``no``) can turn into another YAML type when read back.
+        Each source is one ``- path:`` line and one ``units:`` line, the form
+        the search index reads a note's sources from. ``extra`` keys, rare and
+        of any type, go through the YAML emitter.
+        """
+        lines = ["---", f"title: {_yaml_str(self.title)}"]
         if self.time:
-            meta["time"] = self.time
-        meta["sources"] = [
-            {"path": s["path"], "units": list(s.get("units", []))} for s in self.sources
-        ]
-        meta["links"] = list(self.links)
-        meta.update(self.extra)
-        front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=1000)
-        return f"---\n{front}---\n{self.body.rstrip()}\n"
+            lines.append(f"time: {_yaml_str(str(self.time))}")
+        if self.sources:
+            lines.append("sources:")
+            for s in self.sources:
+                lines.append(f"- path: {_yaml_str(s['path'])}")
+                lines.append(f"  units: [{', '.join(_yaml_str(str(u)) for u in s.get('units', []))}]")
+        else:
+            lines.append("sources: []")
+        if self.links:
+            lines.append("links:")
+            lines.extend(f"- {_yaml_str(link)}" for link in self.links)
+        else:
+            lines.append("links: []")
+        if self.extra:
+            lines.append(yaml.dump(self.extra, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+                                   width=1000).rstrip("\n"))
+        lines.append("---")
+        return "\n".join(lines) + "\n" + self.body.rstrip() + "\n"
+
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# What a JSON string may hold literally but YAML may not: C1 controls and DEL (not printable
+# for YAML), line and paragraph separators (YAML would fold them), lone surrogates, non-characters.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def _yaml_str(value: str) -> str:
+    """``value`` as a YAML double-quoted scalar (JSON's escapes are a subset of YAML's)."""
+    out = json.dumps(value, ensure_ascii=False)
+    if _YAML_UNSAFE.search(out):
+        out = _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", out)
+    return out
 
 
 def parse_note(path: str, text: str) -> Note:
@@ -137,7 +173,7 @@ def parse_note(path: str, text: str) -> Note:
     if end < 0:
         raise WorkspaceError(f"{path}: front matter is not closed with '---'")
     try:
-        meta = yaml.safe_load(text[4:end]) or {}
+        meta = yaml.load(text[4:end], Loader=_Loader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark else ""
@@ -193,6 +229,108 @@ def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+FileSig = tuple[int, int, int]  # (mtime ns, size, inode): what a file was when last read or written
+_NOFOLLOW_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
+def file_sig(path: str | os.PathLike[str]) -> FileSig | None:
+    """``(mtime_ns, size, inode)`` of a file, None if missing: a change to any means someone rewrote it.
+
+    The inode catches a rename-based rewrite and the size most in-place edits
+    within one mtime tick (file systems stamp times at a few-ms granularity).
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
+class FileWriter:
+    """Writes many workspace files, each atomically (temp file + rename), under the writer lock.
+
+    For code that writes on the host (the heuristic manager). Each folder is
+    opened once, component by component from the workspace root with
+    ``O_NOFOLLOW`` (created when missing), and files are created and renamed
+    relative to that folder: a link an agent planted under ``notes/`` from a
+    sandbox cannot send a host write outside the workspace. Only ``notes/``
+    and ``INDEX.md`` may be written. With ``durable=False`` files are not
+    fsynced one by one: for derived notes, which a re-run rebuilds, a rename
+    already gives readers old or new, never half, and per-file fsyncs would
+    dominate ingest. Use as a context manager; folders stay open until exit.
+    """
+
+    def __init__(self, root: Path, durable: bool = False):
+        self.root = Path(root)
+        self.durable = durable
+        self._dirs: dict[str, int] = {}
+        self._n = 0
+
+    def __enter__(self) -> "FileWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for fd in self._dirs.values():
+            os.close(fd)
+        self._dirs.clear()
+
+    def _dir(self, folder: str) -> int:
+        fd = self._dirs.get(folder)
+        if fd is not None:
+            return fd
+        if folder == "":
+            fd = os.open(self.root, _NOFOLLOW_DIR)
+        else:
+            parent, _, name = folder.rpartition("/")
+            pfd = self._dir(parent)
+            try:
+                fd = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
+            except FileNotFoundError:
+                try:
+                    os.mkdir(name, dir_fd=pfd)
+                except FileExistsError:
+                    pass
+                fd = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
+            except OSError as exc:
+                raise WorkspaceError(f"{folder}: not a plain folder inside the workspace ({exc.strerror})") from None
+        self._dirs[folder] = fd
+        return fd
+
+    def write(self, rel: str, text: str) -> FileSig:
+        """Write one file (``notes/...`` or ``INDEX.md``); returns its signature as written."""
+        parts = rel.split("/")
+        if (rel != INDEX_FILE and parts[0] != NOTES_DIR) or any(p in ("", ".", "..") for p in parts):
+            raise WorkspaceError(f"{rel}: host writes go to {NOTES_DIR}/ or {INDEX_FILE} only")
+        folder, name = "/".join(parts[:-1]), parts[-1]
+        dfd = self._dir(folder)
+        self._n += 1
+        tmp = f".{name}.{os.getpid()}.{self._n}.tmp"
+        data = text.encode("utf-8")
+        fd = os.open(tmp, _TMP_FLAGS, 0o666, dir_fd=dfd)  # the umask applies, as for open()
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if self.durable:
+                    os.fsync(fd)
+                st = os.fstat(fd)  # a rename keeps mtime and inode: this is the file's signature
+            finally:
+                os.close(fd)
+            os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 class Workspace:

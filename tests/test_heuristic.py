@@ -1,8 +1,8 @@
 """The zero-LLM manager and navigator, the sandbox helpers they share, flat baselines and the benchmark.
 
-Everything runs for real: notes are written through a local sandbox shell,
-`hsearch`/`hindex`/`hwrite` run as the processes the sandbox would start, and
-the benchmark script runs end to end on a small conversation written here.
+Everything runs for real: the manager writes notes and the search index on the
+host, `hsearch`/`hindex`/`hwrite` run as the processes the sandbox would start,
+and the benchmark script runs end to end on a small conversation written here.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from horma.agents.heuristic_manager import anchor_dates, entities, manage, render_note, text_tools
+from horma.agents.extraction import extract, stem, topics
+from horma.agents.heuristic_manager import NoteBook, anchor_dates, entities, manage, organize, text_tools
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory
 from horma.bench.flat import FlatIndex, fill, render_turn, rrf
@@ -22,7 +23,8 @@ from horma.context import Context
 from horma.resources import SANDBOX_BIN
 from horma.sandbox import View, check_backends, open_sandbox
 from horma.tokens import count_tokens
-from horma.workspace import Unit, Workspace, parse_note, parse_raw_line
+from horma.index import open_index
+from horma.workspace import Note, Unit, Workspace, parse_note, parse_raw_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,10 +59,10 @@ def units_of(n: int) -> list[Unit]:
 def ingest(root: Path, sessions: range | None = None) -> tuple[Workspace, list[dict]]:
     ws = Workspace.init(root)
     stats = []
-    with open_sandbox(ws.root, "local", View.WRITE) as box, ws.writer():
+    with ws.writer():
         for n in sessions if sessions is not None else range(len(SESSIONS)):
             seg = ws.archive(units_of(n), f"chat-{n + 1}", SESSIONS[n][0])
-            stats.append(manage(box, ws, seg, units_of(n)))
+            stats.append(manage(ws, seg, units_of(n)))
     return ws, stats
 
 
@@ -76,11 +78,12 @@ def run_helper(name: str, *args: str, cwd: Path, stdin: str | None = None) -> su
 
 # -- text analysis ---------------------------------------------------------------
 def test_porter_stemmer_reference_cases():
-    ht = text_tools()
+    """The manager's topic and key-phrase stems: Porter's 1980 algorithm, as FTS5's porter tokenizer."""
     cases = {"caresses": "caress", "ponies": "poni", "cats": "cat", "running": "run", "painted": "paint",
              "painting": "paint", "hopping": "hop", "relational": "relat", "generalization": "gener",
-             "adoption": "adopt", "happy": "happi", "marathon": "marathon", "hiking": "hike"}
-    assert {w: ht.stem(w) for w in cases} == cases
+             "adoption": "adopt", "happy": "happi", "marathon": "marathon", "hiking": "hike", "holiday": "holidai"}
+    assert {w: stem(w) for w in cases} == cases
+    assert topics("We were painting and hiking; my daughter got married!") == ["family", "hobbies", "sports"]
 
 
 def test_sandbox_analysis_without_re_matches_host():
@@ -106,12 +109,17 @@ def test_entities_and_relative_dates():
 
 
 def test_render_note_round_trips_through_parse_note():
-    text = render_note('Ada: "quotes", colons: and ünïcode', "2023-05-08 13:56",
-                       {"raw/x/units.log": ["D1:1", "D1:2"]}, ["notes/timeline.md"], "# Body\n- line")
+    """The one note renderer (Note.render) quotes every string, so nothing turns into another YAML type."""
+    text = Note("notes/a.md", 'Ada: "quotes", colons: and ünïcode', "# Body\n- line", time="2023-05-08 13:56",
+                sources=[{"path": "raw/x/units.log", "units": ["D1:1", "D1:2", "1:58", "no", "007"]}],
+                links=["notes/timeline.md"]).render()
     note = parse_note("notes/a.md", text)
     assert note.title == 'Ada: "quotes", colons: and ünïcode'
-    assert note.sources == [{"path": "raw/x/units.log", "units": ["D1:1", "D1:2"]}]
+    assert note.sources == [{"path": "raw/x/units.log", "units": ["D1:1", "D1:2", "1:58", "no", "007"]}]
     assert note.links == ["notes/timeline.md"] and note.time == "2023-05-08 13:56"
+    odd = "tab\t nl\n c1\x85 sep\u2028 del\x7f # &anchor *alias"
+    back = parse_note("notes/b.md", Note("notes/b.md", odd, "", extra={"tags": ["x", 1]}).render())
+    assert back.title == odd and back.extra == {"tags": ["x", 1]} and back.sources == [] and back.links == []
 
 
 # -- the manager -----------------------------------------------------------------
@@ -143,20 +151,20 @@ def test_manager_writes_linked_notes_and_index(ws):
         ws.root / "INDEX.md").read_text()
     timeline = ws.read_note("notes/timeline.md").body
     assert timeline.index("2023-05-08") < timeline.index("2023-06-20") < timeline.index("2023-07-02")
-    index = sorted(p.name for p in (ws.meta / "index").iterdir())
-    assert sum(n.startswith("raw__") for n in index) == 3 and "note__sessions__" in " ".join(index)
-    assert not [n for n in index if n.startswith(".payload")]
+    with open_index(ws) as idx:
+        segments = [r[0] for r in idx.conn.execute("SELECT path FROM segments")]
+        indexed = idx.indexed_notes()
+    assert len(segments) == 3 and indexed == notes  # every note the manager wrote, and nothing else
+    assert sorted(p.name for p in (ws.meta / "index").iterdir()) == ["search.db"]  # no payload or temp file
+    assert not [p for p in ws.root.rglob("*.tmp")]
     assert raw_before == {p: p.read_bytes() for p in (ws.root / "raw").rglob("*") if p.is_file()}
 
 
 def test_manager_resumes_from_notes_on_disk(tmp_path):
     """A new process (fresh state) continues the notes the last one wrote instead of starting over."""
-    import horma.agents.heuristic_manager as hm
-
     ingest(tmp_path / "ws", range(0, 2))
-    hm._STATES.clear()
-    ws, stats = ingest(tmp_path / "ws", range(2, 3))
-    assert stats[0]["units"] == 3 and stats[0]["commands"] == 1
+    ws, stats = ingest(tmp_path / "ws", range(2, 3))  # a new Workspace object: a new notebook
+    assert stats[0]["units"] == 3 and stats[0]["files_written"] == 15
     summary = ws.read_note("notes/entities/pixel.md")
     assert "2 mention(s)" in summary.body and summary.time == "2023-05-08 .. 2023-07-02"
     people = ws.read_note("notes/people/bo.md").body
@@ -165,9 +173,9 @@ def test_manager_resumes_from_notes_on_disk(tmp_path):
 
 def test_manager_options_from_skills(tmp_path):
     ws = Workspace.init(tmp_path / "ws")
-    with open_sandbox(ws.root, "local", View.WRITE) as box, ws.writer():
+    with ws.writer():
         seg = ws.archive(units_of(0), "chat-1", SESSIONS[0][0])
-        manage(box, ws, seg, units_of(0), skills={"entity_notes": False, "topic_notes": False, "track_state": True,
+        manage(ws, seg, units_of(0), skills={"entity_notes": False, "topic_notes": False, "track_state": True,
                                                    "verbatim_quotes": True, "unknown_option": 1})
     notes = {ws.rel(p) for p in ws.note_files()}
     assert not [n for n in notes if "/entities/" in n or "/topics/" in n or "/people/" in n]
@@ -195,18 +203,34 @@ def test_hsearch_ranks_and_pages(ws):
     assert "no query given" in run_helper("hsearch", "  ", cwd=ws.root).stderr
 
 
+def index_dump(ws: Workspace) -> dict[str, set]:
+    """The index's rows by content (paths, line numbers, texts, cited unit ids), not by row id."""
+    with open_index(ws) as idx:
+        q = idx.conn.execute
+        return {
+            "segments": set(q("SELECT path, size, lines FROM segments")),
+            "units": set(q("SELECT s.path, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost "
+                           "FROM units u JOIN segments s ON s.id = u.seg")),
+            "notes": set(q("SELECT path, kind, title FROM notes")),
+            "lines": set(q("SELECT n.path, l.lineno, l.text FROM note_lines l JOIN notes n ON n.id = l.note")),
+            "cites": set(q("SELECT n.path, l.lineno, u.uid FROM cites c JOIN note_lines l ON l.id = c.line "
+                           "JOIN notes n ON n.id = l.note JOIN units u ON u.id = c.unit")),
+        }
+
+
 def test_hindex_rebuilds_what_the_manager_wrote(ws):
-    folder = ws.meta / "index"
-    written = {p.name: p.read_text() for p in folder.iterdir()}
-    for p in folder.iterdir():
-        p.unlink()
+    """The manager's incremental index equals a rebuild from the files; note lines route to raw units."""
+    written = index_dump(ws)
+    assert ("notes/entities/pixel/2023-05.md", 14, "D1:1") in written["cites"]  # (raw/...:1) routes to D1:1
+    assert any(p.startswith("notes/sessions/") and uid == "D2:2" for p, _, uid in written["cites"])  # (line 2)
+    (ws.meta / "index" / "search.db").unlink()
     out = run_helper("hsearch", "cat", cwd=ws.root)
     assert out.returncode == 2 and "no search index" in out.stderr
     done = run_helper("hindex", cwd=ws.root)
-    assert done.returncode == 0 and "indexed 3 raw segment(s)" in done.stdout
-    assert {p.name: p.read_text() for p in folder.iterdir()} == written
+    assert done.returncode == 0 and "indexed 3 new raw segment(s)" in done.stdout
+    assert index_dump(ws) == written
     again = run_helper("hindex", cwd=ws.root)
-    assert "indexed 0 raw segment(s) (3 in all)" in again.stdout
+    assert "indexed 0 new raw segment(s)" in again.stdout
 
 
 def test_hwrite_is_atomic_and_keeps_out_of_raw(tmp_path):
@@ -275,9 +299,9 @@ def test_isolated_backends_run_manager_and_navigator(tmp_path, backend):
     if not status.available:
         pytest.skip(f"{backend} not available here: {status.reason}")
     ws = Workspace.init(tmp_path / "ws")
-    with open_sandbox(ws.root, backend, View.WRITE) as box, ws.writer():
+    with ws.writer():
         seg = ws.archive(units_of(1), "chat-2", SESSIONS[1][0])
-        manage(box, ws, seg, units_of(1))
+        manage(ws, seg, units_of(1))
     assert ws.read_note("notes/entities/clara.md").title == "Clara"
     ctx, _ = recall(ws, "Where did Bo hike?", 100, backend)
     assert "Along the coast near Sintra" in ctx.text

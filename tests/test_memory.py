@@ -10,6 +10,14 @@ import pytest
 
 import horma
 from horma.agents.manager import INGEST_LOG, Manager
+from horma.agents.policies import (
+    MANAGER_POLICIES,
+    ManagerPolicy,
+    PolicyError,
+    policy_class,
+    policy_names,
+    shared_policy_names,
+)
 from horma.agents.retriever import resolve_in_sandbox
 from horma.memory import as_unit
 from horma.resources import EXAMPLES, SANDBOX_BIN
@@ -207,6 +215,34 @@ def test_unknown_policy_and_missing_llm_are_clear(tmp_path):
         horma.Memory(tmp_path / "b", retriever="llm")
 
 
+def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_ones(tmp_path):
+    with pytest.raises(PolicyError, match=r"^unknown retriever policy 'psychic'; choose one of heuristic, llm$"):
+        policy_class("retriever", "psychic")
+    with pytest.raises(PolicyError, match=r"^unknown manager 'x'; choose one of heuristic, llm$"):
+        policy_class("manager", "x", label="manager")  # the CLI's wording after --manager
+    assert policy_names("manager") == ("heuristic", "llm") and shared_policy_names() == ("heuristic", "llm")
+
+    class Counting:  # a user's own policy: archive only, count the segments
+        name, llm_driven, needs_sandbox = "counting", False, False
+        seen: list[str] = []
+
+        def organize(self, manager, segment, units):
+            self.seen.append(segment)
+            return 0
+
+    assert isinstance(Counting(), ManagerPolicy)
+    MANAGER_POLICIES["counting"] = Counting
+    try:
+        with horma.Memory(tmp_path / "mem", manager="counting", sandbox="local") as mem:
+            res = mem.record(SESSION_1, slug="boat")
+            assert Counting.seen == [res.segment] and not mem.manager.sandbox_open
+        assert not mem.workspace.note_files()
+    finally:
+        del MANAGER_POLICIES["counting"]
+    with pytest.raises(PolicyError, match="choose one of heuristic, llm$"):
+        policy_class("manager", "counting")
+
+
 # -- LLM policies, end to end through the real SDK clients and loopback servers -----------
 from loopback import LoopbackServer, call, say  # noqa: E402  (tests/ is on sys.path under pytest)
 
@@ -314,6 +350,7 @@ def test_primary_answers_from_the_context_only(tmp_path):
 
 
 def test_heuristic_manager_runs_are_recorded_as_manager_trajectories(tmp_path):
+    """The trajectory says what the heuristic did: every file it wrote, with its size, and the index update."""
     with horma.Memory(tmp_path / "mem", sandbox="local") as mem:
         res = mem.record(SESSION_1, slug="boat")
     runs = sorted((tmp_path / "mem/.horma/trajectories").glob("*__manager__*.jsonl"))
@@ -321,8 +358,50 @@ def test_heuristic_manager_runs_are_recorded_as_manager_trajectories(tmp_path):
     records = [json.loads(x) for x in runs[0].read_text().splitlines()]
     assert records[0]["segment"] == res.segment and records[0]["policy"] == "heuristic"
     steps = [r for r in records if r["type"] == "step"]
-    assert steps[0]["action"] == "bash" and steps[0]["exit_code"] == 0 and steps[-1]["action"] == "done"
+    assert [s["action"] for s in steps] == ["write", "index", "done"]
+    assert steps[0]["exit_code"] == 0 and steps[-1]["action"] == "done"
     assert records[-1] == {"type": "end", "status": "done", "steps": len(steps)}
+    files = {f["path"]: f["bytes"] for f in steps[0]["files"]}
+    on_disk = {p: (tmp_path / "mem" / p).stat().st_size for p in files}
+    assert files == on_disk and "INDEX.md" in files and "notes/people/ana.md" in files
+    assert {p for p in files if p.startswith("notes/")} == {mem.workspace.rel(p) for p in mem.workspace.note_files()}
+    assert "notes/people/ana.md" in steps[0]["observation"] and f"{len(files)} files" in steps[0]["observation"]
+    assert steps[1]["args"] == {"segment": res.segment, "notes": len(files) - 1}
+    assert json.loads(steps[2]["observation"])["files_written"] == len(files)
+
+
+def test_heuristic_record_opens_no_sandbox(tmp_path, monkeypatch):
+    """The heuristic manager writes on the host: recording must work where no sandbox can start."""
+    import horma.agents.policies as policies
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the heuristic manager opened a sandbox")
+
+    monkeypatch.setattr(policies, "open_for_agent", refuse)
+    with horma.Memory(tmp_path / "mem", sandbox="docker") as mem:
+        mem.record(SESSION_1, slug="boat")
+        mem.record(SESSION_2, slug="trip")
+        assert not mem.manager.sandbox_open
+    assert (tmp_path / "mem/notes/entities/gull.md").is_file()
+
+
+def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
+    """The manager keeps notes in memory between records, but never writes over a newer file with them."""
+    ws_root = tmp_path / "mem"
+    with horma.Memory(ws_root, sandbox="local") as mem:
+        mem.record(SESSION_1, slug="boat")
+        page = ws_root / "notes/people/ana/2024-01.md"
+        summary = ws_root / "notes/people/ana.md"
+        edited = page.read_text().replace("her name is Gull.", "her name is Gull. (she is blue)")
+        page.write_text(edited + "- a line the user added by hand\n")
+        summary.write_text(summary.read_text().replace("# Ana", "# Ana (my friend from the marina)"))
+        later = units(3, "2024-01-20 10:00", [("Ana", "Gull needs new sails before spring.")])
+        mem.record(later, slug="sails")
+    text = page.read_text()
+    assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
+    assert "T3:1" in text and text.count("T1:1 (") == 1
+    assert text.index("by hand") < text.index("T3:1 (")
+    assert "3 mention(s)" in summary.read_text()  # the summary is generated from the counts it re-read
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):

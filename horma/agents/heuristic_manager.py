@@ -1,20 +1,35 @@
-"""The heuristic manager: deterministic notes for each archived segment, written through the sandbox.
+"""The heuristic manager: deterministic notes for each archived segment, written in code on the host.
 
 Zero LLM calls, so it is the offline default and fast enough for bulk ingest.
-For each new raw segment it writes, in the write view and with one bash
-command handing all files to the ``hwrite`` helper (each file lands by
-rename, so readers never see half a file):
+Data flows one way, in three stages:
+
+1. **extraction** (:mod:`horma.agents.extraction`): pure functions turn the
+   segment's units into :class:`~horma.agents.extraction.SegmentFacts`
+   (entities, topics, anchored dates, key phrases, mention snippets);
+2. **rendering**: a :class:`NoteBook` (the notes this manager knows, kept by
+   one Manager between segments) folds the facts into notes and renders every
+   changed one with the one note renderer, :meth:`horma.workspace.Note.render`;
+3. **writing**: each file lands atomically (temp + rename,
+   :class:`horma.workspace.FileWriter`) under the writer lock the Manager
+   holds, then the search index takes the raw segment and every written note
+   in one transaction (:func:`horma.index.open_index`).
+
+No sandbox takes part: this is the project's own code writing only ``notes/``,
+``INDEX.md`` and the index, so there is nothing to isolate, and a round trip
+through a sandbox shell cost more than the writing itself. An LLM manager is
+the one that works in the sandbox's write view.
+
+What it writes for each new raw segment:
 
 - ``notes/sessions/<segment>.md``: date, participants, key phrases, one line per
   turn (a gist, or the verbatim text with ``verbatim_quotes``) citing unit ids
-  and raw line numbers, and relative dates anchored to the session date;
-- ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: every raw line
-  that mentions the person or named thing, by date, with its line number;
-- ``notes/topics/<topic>.md``: lines about family, work, hobbies, ...;
+  and raw line numbers ``(line N)``, and relative dates anchored to the session date;
+- ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: a summary, and
+  one page per month listing every raw line that mentions the person or named
+  thing as ``date id (raw/<seg>/units.log:N) speaker: words``;
+- ``notes/topics/<topic>.md``: the same for lines about family, work, hobbies, ...;
 - ``notes/timeline.md``: one dated line per segment; ``INDEX.md``;
-- ``notes/state.md`` with ``track_state``: when each person and name was last seen;
-- the segment's shard of the search index (``.horma/index/``) and one per changed note,
-  built with the same analysis ``hsearch`` reads them with.
+- ``notes/state.md`` with ``track_state``: when each person and name was last seen.
 
 Options come from the skill library (``horma.skills.heuristic_options``); the
 defaults below apply to options it does not set.
@@ -22,22 +37,44 @@ defaults below apply to options it does not set.
 
 from __future__ import annotations
 
-import datetime as dt
-import importlib.util
 import json
-import os
 import re
-import secrets
-import shlex
 import time
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
+from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities, text_tools: public here too)
+    GIST_WORDS,
+    KnownNames,
+    SegmentFacts,
+    anchor_dates,
+    entities,
+    extract,
+    numbers,
+    snippet,
+    text_tools,
+)
 from horma.context import human_time
-from horma.resources import SANDBOX_BIN
-from horma.workspace import INDEX_FILE, NOTES_DIR, Unit, Workspace, WorkspaceError, parse_note, parse_raw_line, slugify
+from horma.workspace import (
+    INDEX_FILE,
+    NOTES_DIR,
+    FileSig,
+    FileWriter,
+    Note,
+    Unit,
+    Workspace,
+    WorkspaceError,
+    file_sig,
+    parse_note,
+    parse_raw_line,
+    slugify,
+)
+
+if TYPE_CHECKING:
+    from horma.agents.manager import Manager
 
 DEFAULT_OPTIONS: dict[str, bool | int] = {
     "entity_notes": True,
@@ -50,66 +87,12 @@ DEFAULT_OPTIONS: dict[str, bool | int] = {
     "track_state": False,
     "max_key_phrases": 12,
 }
-GIST_WORDS = 14
-MENTION_WORDS = 18
-
-# General-purpose topic lexicons (stems are matched after the index's own stemming).
-TOPICS: dict[str, str] = {
-    "family": "family kid kids child children son daughter mom mother dad father parent parents husband wife "
-              "brother sister grandma grandpa baby cousin aunt uncle marri wedding",
-    "work": "work job career boss office company business startup project client colleague coworker promotion "
-            "interview salary team",
-    "education": "school class course study studi degree college university exam teacher student learn "
-                 "research thesis certificate",
-    "health": "health doctor hospital sick ill injury therapy medication exercise gym workout diet stress "
-              "anxiety mental surgery",
-    "hobbies": "hobby paint painting art draw drawing music guitar piano sing song dance photography craft "
-               "pottery writing poem game gaming read reading book novel",
-    "sports": "sport run running race marathon soccer football basketball tennis swim swimming hike hiking "
-              "bike cycling yoga climb team match tournament",
-    "travel": "travel trip vacation holiday flight visit visited abroad beach camping camp road tour country city",
-    "pets": "pet dog puppy cat kitten bird fish horse turtle vet",
-    "food": "food cook cooking recipe bake baking dinner lunch breakfast restaurant meal cake coffee",
-    "home": "home house apartment move moved moving rent neighborhood garden room",
-    "friends": "friend friends friendship party hang meet met community group support",
-    "feelings": "happy sad proud grateful excited nervous scared lonely love hope",
-}
-
-_CAPS = re.compile(r"\b[A-Z][a-zA-Z'\-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][a-zA-Z'\-]*)*")
-_CAPWORD = re.compile(r"\b[A-Z][a-zA-Z'\-]*")
-_SENTENCE_END = re.compile(r"(?:^|[.!?]\s+|[\"“(]\s*)$")
-_NUMBER = re.compile(r"\d")
-_POSSESSIVE = re.compile(r"['’]s$")
-_RELATIVE: dict[str, tuple[str, int]] = {  # phrase -> (unit, offset)
-    "yesterday": ("day", -1), "last night": ("day", -1), "today": ("day", 0), "tonight": ("day", 0),
-    "tomorrow": ("day", 1), "last week": ("week", -1), "this week": ("week", 0), "next week": ("week", 1),
-    "last weekend": ("weekend", -1), "this weekend": ("weekend", 0), "next weekend": ("weekend", 1),
-    "last month": ("month", -1), "this month": ("month", 0), "next month": ("month", 1),
-    "last year": ("year", -1), "this year": ("year", 0), "next year": ("year", 1),
-}
-_RELATIVE_RE = re.compile(r"\b(" + "|".join(sorted(_RELATIVE, key=len, reverse=True)) + r")\b", re.I)
-_NOT_ENTITIES = frozenset(
-    "i i'm i've i'll i'd im ive hey hi oh wow yeah yes no ok okay thanks thank hello lol haha omg sure cool "
-    "awesome great good nice sorry please congrats congratulations btw totally absolutely definitely "
-    "monday tuesday wednesday thursday friday saturday sunday "
-    "mondays tuesdays wednesdays thursdays fridays saturdays sundays january february march april may june july "
-    "august september october november december".split()
-)
+STATE_NAMES = 40
+SESSION_LINKS = 20
 
 
-@lru_cache(maxsize=1)
-def text_tools() -> ModuleType:
-    """The sandbox helpers' analysis module (stdlib-only), so host and ``hsearch`` stem alike."""
-    path = SANDBOX_BIN / "hormatext.py"
-    spec = importlib.util.spec_from_file_location("horma_sandbox_hormatext", path)
-    if spec is None or spec.loader is None:
-        raise WorkspaceError(f"{path}: the sandbox helper module is missing")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def options(skills: dict | None) -> dict[str, bool | int]:
+def options(skills: Mapping[str, Any] | None) -> dict[str, bool | int]:
+    """The defaults, overridden by the options the skill library sets (others are ignored)."""
     out = dict(DEFAULT_OPTIONS)
     for key, value in (skills or {}).items():
         if key in out:
@@ -117,118 +100,36 @@ def options(skills: dict | None) -> dict[str, bool | int]:
     return out
 
 
-# -- rendering ---------------------------------------------------------------
-@lru_cache(maxsize=1 << 16)
-def _q(value: str) -> str:
-    """A YAML scalar: JSON's double-quoted strings are valid YAML and need no YAML library.
-
-    Cached: a page re-renders every unit id it cites each time it changes.
-    """
-    return json.dumps(value, ensure_ascii=False)
+@lru_cache(maxsize=1 << 14)
+def note_path(folder: str, name: str) -> str:
+    """``notes/<folder>/<slug>.md`` (memoised: a pure function the same few names hit on every turn)."""
+    return f"{NOTES_DIR}/{folder}/{slugify(name)}.md"
 
 
-def render_note(title: str, time: str | None, sources: dict[str, list[str]], links: list[str], body: str) -> str:
-    """Front matter (title, time, sources, links) + body, in the format ``parse_note`` reads."""
-    lines = ["---", f"title: {_q(title)}"]
-    if time:
-        lines.append(f"time: {_q(time)}")
-    lines.append("sources:" if sources else "sources: []")
-    for path, units in sources.items():
-        lines.append(f"- path: {_q(path)}")
-        lines.append(f"  units: [{', '.join(_q(u) for u in units)}]")
-    lines.append("links:" if links else "links: []")
-    lines.extend(f"- {_q(link)}" for link in links)
-    lines.append("---")
-    return "\n".join(lines) + "\n" + body.rstrip() + "\n"
-
-
-def _snippet(text: str, n: int) -> str:
-    words = text.split()
-    return " ".join(words[:n]) + (" ..." if len(words) > n else "")
-
-
-@lru_cache(maxsize=4096)
-def _mention_words(text: str) -> str:
-    """A turn's snippet in mention pages; cached since one turn is added to several notes."""
-    return _snippet(text, MENTION_WORDS)
-
-
-def _day(time: str) -> str:
-    return time.split(" ")[0] if time else ""
-
-
-@lru_cache(maxsize=1024)
-def _base_date(day: str) -> dt.date | None:
-    """``YYYY-MM-DD`` parsed once per day: strptime is slow and a session repeats its date on every turn."""
-    try:
-        return dt.datetime.strptime(day, "%Y-%m-%d").date()
-    except ValueError:
-        return None
-
-
-def anchor_dates(text: str, time: str) -> list[str]:
-    """Relative time words in ``text`` as absolute dates from the session time, e.g. ``yesterday = 7 May 2023``."""
-    base = _base_date(time[:10])
-    if base is None:
-        return []
-    out = []
-    for m in _RELATIVE_RE.finditer(text):
-        phrase = m.group(1).lower()
-        unit, off = _RELATIVE[phrase]
-        if unit == "day":
-            when = (base + dt.timedelta(days=off)).strftime("%-d %B %Y")
-        elif unit in ("week", "weekend"):
-            monday = base - dt.timedelta(days=base.weekday()) + dt.timedelta(weeks=off)
-            when = f"the {unit} of {monday.strftime('%-d %B %Y')}"
-        elif unit == "month":
-            y, mth = divmod(base.year * 12 + base.month - 1 + off, 12)
-            when = dt.date(y, mth + 1, 1).strftime("%B %Y")
-        else:
-            when = str(base.year + off)
-        item = f"{phrase} = {when}"
-        if item not in out:
-            out.append(item)
-    return out
-
-
-def entities(text: str, speakers: set[str]) -> list[str]:
-    """Capitalised names that do not start a sentence (a cheap proper-noun finder)."""
-    found = []
-    for m in _CAPS.finditer(text):
-        name = m.group(0).strip(" '-")
-        if _SENTENCE_END.search(text[: m.start()]):
-            _, _, rest = name.partition(" ")
-            if not rest:
-                continue
-            name = rest  # "Yesterday Jon Smith" -> "Jon Smith"
-        # "Jun's" is Jun; "The Riverside Half" and "Riverside Half" are one entity
-        words = [_POSSESSIVE.sub("", w) for w in name.split()]
-        words = [w for w in words if w.lower() not in _NOT_ENTITIES]
-        if words and words[0] == "The" and len(words) > 1:
-            words = words[1:]
-        name = " ".join(words)
-        if len(name) < 3 or name in speakers or name.lower() in _NOT_ENTITIES:
-            continue
-        if name not in found:
-            found.append(name)
-    return found
-
-
-# -- notes state -------------------------------------------------------------
-@dataclass
-class _Page:
-    """One month of a mention note: dated lines pointing at raw lines."""
-
-    sources: dict[str, list[str]] = field(default_factory=dict)
-    lines: list[str] = field(default_factory=list)
-
-
-_LINE = re.compile(r"^- (\S+) (\S+) \((\S+):(\d+)\) ")
+# -- mention notes ---------------------------------------------------------------
 _PAGE_ROW = re.compile(r"^- \[(\d{4}-\d{2}|undated)\]\((\S+)\): (\d+) mention")
 
 
 @dataclass
-class _Mentions:
+class _Page:
+    """One month of a mention note: dated lines pointing at raw lines."""
+
+    sources: dict[str, list[str]] = field(default_factory=dict)  # raw segment -> unit ids, in order
+    lines: list[str] = field(default_factory=list)
+    cited: set[tuple[str, str]] = field(default_factory=set)  # (segment, unit id) already listed
+
+    @classmethod
+    def parse(cls, note: Note) -> "_Page":
+        """A page as on disk: its heading is generated, every line from the first ``- `` on is kept
+        (a line someone added by hand stays, and new mentions go after it)."""
+        sources = {s["path"]: list(s["units"]) for s in note.sources}
+        body = note.body.rstrip().splitlines()
+        start = next((i for i, ln in enumerate(body) if ln.startswith("- ")), len(body))
+        return cls(sources, body[start:], {(seg, uid) for seg, ids in sources.items() for uid in ids})
+
+
+@dataclass
+class MentionNote:
     """A person, entity or topic: a summary note plus one page per month of mentions.
 
     Pages keep a long memory cheap to update: a new segment rewrites the
@@ -242,24 +143,26 @@ class _Mentions:
     pages: dict[str, _Page] = field(default_factory=dict)  # loaded pages only
     first: str = ""
     last: str = ""
-    dirty: set[str] = field(default_factory=set)
+    dirty: set[str] = field(default_factory=set)  # months changed since the last render
 
     def page_path(self, month: str) -> str:
         return f"{self.path[:-3]}/{month}.md"
 
-    def add(self, ws: Workspace, st: "_State", seg: str, lineno: int, unit: Unit) -> None:
-        day = _day(unit.time)
-        month = day[:7] if len(day) >= 7 else "undated"
-        page = self.pages.get(month)
-        rel = self.page_path(month)
-        if page is None or (month not in self.dirty and not _fresh(ws, st, rel)):
-            page = self.pages[month] = _load_page(ws, rel)
-            _loaded(ws, st, rel)
-        units = page.sources.setdefault(seg, [])
-        if unit.id in units:
+    def load_summary(self, note: Note) -> None:
+        for line in note.body.splitlines():
+            m = _PAGE_ROW.match(line)
+            if m:
+                self.counts[m.group(1)] = int(m.group(3))
+        span = (note.time or "").split(" .. ")
+        self.first, self.last = span[0], span[-1]
+
+    def add(self, page: _Page, month: str, seg: str, line: str, uid: str, day: str) -> None:
+        """List one raw line on ``page`` (the month's, loaded by the caller), once."""
+        if (seg, uid) in page.cited:
             return
-        units.append(unit.id)
-        page.lines.append(f"- {day} {unit.id} ({seg}:{lineno}) {unit.actor}: {_mention_words(unit.text)}")
+        page.cited.add((seg, uid))
+        page.sources.setdefault(seg, []).append(uid)
+        page.lines.append(line)
         self.counts[month] = self.counts.get(month, 0) + 1
         self.first = min(self.first or day, day)
         self.last = max(self.last, day)
@@ -270,111 +173,123 @@ class _Mentions:
         span = f"{self.first} .. {self.last}" if self.first != self.last else self.first
         total = sum(self.counts.values())
         folder = self.path.rsplit("/", 1)[0] + "/"
-        rows = [f"- [{m}]({self.page_path(m).removeprefix(folder)}): {self.counts[m]} mention(s)"
-                for m in sorted(self.counts)]
+        months = sorted(self.counts)
+        rows = [f"- [{m}]({self.page_path(m).removeprefix(folder)}): {self.counts[m]} mention(s)" for m in months]
         body = (f"# {self.title}\n\n{self.kind}; {total} mention(s) from {span}.\n"
                 f"Pages by month (each line: date, unit id, (raw file:line), speaker: words):\n\n" + "\n".join(rows))
-        links = [self.page_path(m) for m in sorted(self.counts)]
-        out = {self.path: render_note(self.title, span or None, {}, links, body)}
+        out = {self.path: Note(self.path, self.title, body, time=span or None,
+                               links=[self.page_path(m) for m in months]).render()}
         for m in sorted(self.dirty):
-            page = self.pages[m]
-            out[self.page_path(m)] = render_note(
-                f"{self.title}, {m}", m, page.sources, [self.path],
-                f"# {self.title}, {m}\n\n{self.kind}.\n\n" + "\n".join(page.lines))
+            page, rel = self.pages[m], self.page_path(m)
+            body = f"# {self.title}, {m}\n\n{self.kind}.\n\n" + "\n".join(page.lines)
+            sources = [{"path": p, "units": u} for p, u in page.sources.items()]
+            out[rel] = Note(rel, f"{self.title}, {m}", body, time=m, sources=sources, links=[self.path]).render()
         self.dirty.clear()
         return out
 
 
-def _load_page(ws: Workspace, rel: str) -> _Page:
-    path = ws.root / rel
-    if not path.is_file():
-        return _Page()
-    parsed = parse_note(rel, path.read_text(encoding="utf-8"))
-    return _Page({s["path"]: list(s["units"]) for s in parsed.sources},
-                 [ln for ln in parsed.body.splitlines() if _LINE.match(ln)])
+# -- the notebook: what one manager knows of a workspace's notes -----------------------
+class NoteBook:
+    """The heuristic manager's view of one workspace's notes, kept between segments by one Manager.
 
-
-def _load_mentions(ws: Workspace, rel: str, title: str, kind: str) -> _Mentions:
-    note = _Mentions(rel, title, kind)
-    path = ws.root / rel
-    if not path.is_file():
-        return note
-    parsed = parse_note(rel, path.read_text(encoding="utf-8"))
-    for line in parsed.body.splitlines():
-        m = _PAGE_ROW.match(line)
-        if m:
-            note.counts[m.group(1)] = int(m.group(3))
-    span = (parsed.time or "").split(" .. ")
-    note.first, note.last = span[0], span[-1]
-    return note
-
-
-@dataclass
-class _State:
-    """What the manager knows about one workspace's notes, kept between segments of one process."""
-
-    mentions: dict[str, _Mentions] = field(default_factory=dict)
-    timeline: list[str] | None = None
-    memo: dict[str, str] = field(default_factory=dict)  # note line -> its index terms
-    mtimes: dict[str, int] = field(default_factory=dict)
-    counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
-    known: set[str] = field(default_factory=set)  # entity names seen mid-sentence, then found anywhere
-    known_by_word: dict[str, set[str]] = field(default_factory=dict)  # first word -> known names
-    checked: set[str] = field(default_factory=set)  # notes found fresh during the current segment
-    latest: dict[str, str] = field(default_factory=dict)  # person or name -> its latest mention line
-
-
-_STATES: dict[Path, _State] = {}
-
-
-def _state(ws: Workspace) -> _State:
-    st = _STATES.get(ws.root)
-    if st is None:
-        st = _STATES[ws.root] = _State()
-        _remember(st, _entity_titles(ws))
-    return st
-
-
-def _remember(st: _State, names: list[str] | set[str]) -> None:
-    """Add entity names to ``st.known``, indexed by first word so a turn only checks names it may contain."""
-    for name in names:
-        if name not in st.known:
-            st.known.add(name)
-            first = name.split()[0] if name.split() else ""
-            st.known_by_word.setdefault(first, set()).add(name)
-
-
-def _known_in(st: _State, text: str, found: list[str]) -> list[str]:
-    """Known names (every word capitalised in ``text``) that ``text`` contains and ``found`` lacks."""
-    caps = set(_CAPWORD.findall(text))
-    cand = set(st.known_by_word.get("", ()))
-    for w in caps:
-        cand.update(st.known_by_word.get(w, ()))
-    return [k for k in sorted(cand) if k not in found and all(w in caps for w in k.split()) and k in text]
-
-
-def _fresh(ws: Workspace, st: _State, rel: str) -> bool:
-    """Whether our cached copy of a note is what is on disk (someone else may have edited it).
-
-    Checked once per note per segment: while a segment is organized only this
-    process writes (it holds the writer lock), so one stat is enough.
+    Notes are cached as parsed objects so a segment costs what it adds, not a
+    re-read of every note it touches. A cached note is trusted only while the
+    file is what this notebook last read or wrote (same mtime, size and
+    inode): a note edited by hand, or by an LLM manager, between two records
+    is read again before anything is added to it. That is checked once per
+    note per segment; while a segment is organized only this process writes
+    (the Manager holds the writer lock).
     """
-    if rel in st.checked:
-        return True
-    if rel in st.mtimes and st.mtimes[rel] == _mtime(ws, rel):
-        st.checked.add(rel)
-        return True
-    return False
 
+    def __init__(self, workspace: Workspace):
+        self.ws = workspace
+        self.root = str(workspace.root)
+        self.sigs: dict[str, FileSig | None] = {}  # note -> its signature when last read or written
+        self.checked: set[str] = set()  # notes found fresh during the current segment
+        self.mentions: dict[str, MentionNote] = {}
+        self.timeline: list[str] | None = None
+        self.counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
+        self._known: KnownNames | None = None
+        self._latest: dict[str, dict[str, str]] | None = None  # "people"/"names" -> name -> latest mention
 
-def _loaded(ws: Workspace, st: _State, rel: str) -> None:
-    """Remember the mtime of a note just read from disk."""
-    st.mtimes[rel] = _mtime(ws, rel)
-    st.checked.add(rel)
+    # -- freshness -----------------------------------------------------------
+    def _fresh(self, rel: str) -> bool:
+        if rel in self.checked:
+            return True
+        if rel in self.sigs and self.sigs[rel] == file_sig(f"{self.root}/{rel}"):
+            self.checked.add(rel)
+            return True
+        return False
+
+    def _read(self, rel: str) -> Note | None:
+        """Parse a note from disk (None if absent) and remember what the file was."""
+        path = f"{self.root}/{rel}"
+        self.sigs[rel] = file_sig(path)
+        self.checked.add(rel)
+        if self.sigs[rel] is None:
+            return None
+        with open(path, encoding="utf-8") as fh:
+            return parse_note(rel, fh.read())
+
+    def begin_segment(self) -> None:
+        self.checked.clear()
+
+    # -- the parts -----------------------------------------------------------
+    @property
+    def known(self) -> KnownNames:
+        """Entity names seen before; on first use, the titles of the entity notes on disk."""
+        if self._known is None:
+            self._known = KnownNames(_entity_titles(self.ws))
+        return self._known
+
+    def mention_note(self, folder: str, name: str, kind: str) -> MentionNote:
+        rel = note_path(folder, name)
+        note = self.mentions.get(rel)
+        if note is None or not self._fresh(rel):
+            note = self.mentions[rel] = MentionNote(rel, name, kind)
+            on_disk = self._read(rel)
+            if on_disk is not None:
+                note.load_summary(on_disk)
+        return note
+
+    def page(self, note: MentionNote, month: str) -> _Page:
+        page = note.pages.get(month)
+        rel = note.page_path(month)
+        if page is None or (month not in note.dirty and not self._fresh(rel)):
+            on_disk = self._read(rel)
+            page = note.pages[month] = _Page.parse(on_disk) if on_disk is not None else _Page()
+        return page
+
+    def timeline_lines(self) -> list[str]:
+        rel = f"{NOTES_DIR}/timeline.md"
+        if self.timeline is None or not self._fresh(rel):
+            on_disk = self._read(rel)
+            self.timeline = [ln for ln in on_disk.body.splitlines() if ln.startswith("- ")] if on_disk else []
+        return self.timeline
+
+    def latest(self) -> dict[str, dict[str, str]]:
+        rel = f"{NOTES_DIR}/state.md"
+        if self._latest is None or not self._fresh(rel):
+            on_disk = self._read(rel)
+            self._latest = _parse_state(on_disk.body) if on_disk else {"people": {}, "names": {}}
+        return self._latest
+
+    def folder_counts(self) -> dict[str, set[str]]:
+        if self.counts is None:
+            self.counts = {}
+            for p in (self.ws.root / NOTES_DIR).glob("*/*.md"):
+                self.counts.setdefault(p.parent.name, set()).add(p.name)
+        return self.counts
+
+    def wrote(self, rel: str, sig: FileSig) -> None:
+        self.sigs[rel] = sig
+        parts = rel.split("/")
+        if len(parts) == 3 and self.counts is not None:
+            self.counts.setdefault(parts[1], set()).add(parts[2])
 
 
 def _entity_titles(ws: Workspace) -> set[str]:
-    """Names of the entity notes already on disk (their title line), so a new process still finds them."""
+    """Names of the entity notes already on disk (their title line), so a new Manager still finds them."""
     out = set()
     for p in (ws.root / NOTES_DIR / "entities").glob("*.md"):
         with p.open(encoding="utf-8") as fh:
@@ -387,122 +302,98 @@ def _entity_titles(ws: Workspace) -> set[str]:
     return out
 
 
-def _mtime(ws: Workspace, rel: str) -> int:
-    try:
-        return os.stat(f"{ws.root}/{rel}").st_mtime_ns  # not pathlib: this runs for every touched note
-    except OSError:
-        return -1
+# -- rendering ---------------------------------------------------------------------
+def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
+    """Add the segment's lines to people/entity/topic notes; the rendered changed notes by path."""
+    seg = facts.segment
+    touched: dict[str, MentionNote] = {}
+    for t in facts.turns:
+        u = t.unit
+        line = f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}: {t.mention}"
+        targets: list[MentionNote] = []
+        if opts["entity_notes"]:
+            targets.append(book.mention_note("people", u.actor, f"person ({u.actor}'s own turns)"))
+            targets += [book.mention_note("entities", name, "named in the conversation") for name in t.names]
+        if opts["topic_notes"]:
+            targets += [book.mention_note("topics", topic, f"topic: {topic}") for topic in t.topics]
+        for note in targets:
+            note.add(book.page(note, t.month), t.month, seg, line, u.id, t.day)
+            touched.setdefault(note.path, note)
+    files: dict[str, str] = {}
+    for note in touched.values():
+        files.update(note.render())
+    return files
 
 
-@lru_cache(maxsize=1 << 14)
-def _note_rel(folder: str, name: str) -> str:
-    return f"{NOTES_DIR}/{folder}/{slugify(name)}.md"
-
-
-def _mention_note(ws: Workspace, st: _State, folder: str, name: str, kind: str) -> _Mentions:
-    rel = _note_rel(folder, name)
-    note = st.mentions.get(rel)
-    if note is None or not _fresh(ws, st, rel):
-        note = st.mentions[rel] = _load_mentions(ws, rel, name, kind)
-        _loaded(ws, st, rel)
-    return note
-
-
-@lru_cache(maxsize=1)
-def _topic_stems(ht: ModuleType) -> dict[str, frozenset[str]]:
-    return {topic: frozenset(ht.terms(vocab)) for topic, vocab in TOPICS.items()}
-
-
-@lru_cache(maxsize=1)
-def _topics_by_stem(ht: ModuleType) -> dict[str, frozenset[str]]:
-    """Stem -> the topics whose lexicon has it, so a turn costs one lookup per word, not one test per topic."""
-    out: dict[str, set[str]] = {}
-    for topic, vocab in _topic_stems(ht).items():
-        for stem in vocab:
-            out.setdefault(stem, set()).add(topic)
-    return {stem: frozenset(topics) for stem, topics in out.items()}
-
-
-def _read_timeline(ws: Workspace) -> list[str]:
-    path = ws.root / NOTES_DIR / "timeline.md"
-    if not path.is_file():
-        return []
-    return [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.startswith("- ")]
-
-
-# -- the policy --------------------------------------------------------------
-def _key_phrases(ht: ModuleType, units: list[Unit], names: list[str], n: int) -> list[str]:
-    counts: dict[str, int] = {}
-    surface: dict[str, str] = {}
-    for u in units:
-        for w in ht.words(u.text):
-            if len(w) < 4 or w in ht.STOPWORDS or w.isdigit():
-                continue
-            s = ht.stem_cached(w)
-            counts[s] = counts.get(s, 0) + 1
-            surface.setdefault(s, w)
-    ranked = sorted(counts, key=lambda s: (-counts[s], s))
-    phrases = list(dict.fromkeys(names))[: n // 2]
-    for s in ranked:
-        if len(phrases) >= n:
-            break
-        if surface[s] not in (p.lower() for p in phrases):
-            phrases.append(surface[s])
-    return phrases[:n]
-
-
-def _session_note(seg: str, located: list[tuple[int, Unit]], names: list[str], phrases: list[str],
-                  links: list[str], opts: dict) -> str:
-    units = [u for _, u in located]
+def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any]) -> Note:
+    """One line per turn citing ``(line N)`` of the segment (its one source), key phrases, names, dates."""
+    seg, turns = facts.segment, facts.turns
+    units = facts.units
     when = units[0].time
-    actors = list(dict.fromkeys(u.actor for u in units))
     rows = []
-    for i, u in located:
-        text = " ".join(u.text.split()) if opts["verbatim_quotes"] else _snippet(u.text, GIST_WORDS)
-        extra = []
-        if opts["anchor_relative_dates"]:
-            extra += anchor_dates(u.text, u.time)
-        if opts["keep_numbers"] and not opts["verbatim_quotes"] and _NUMBER.search(u.text) and text.endswith("..."):
-            extra.append("numbers: " + " ".join(w for w in u.text.split() if _NUMBER.search(w)))
+    for t in turns:
+        u = t.unit
+        text = " ".join(u.text.split()) if opts["verbatim_quotes"] else snippet(u.text, GIST_WORDS)
+        extra = list(t.dates)
+        if opts["keep_numbers"] and not opts["verbatim_quotes"] and text.endswith("..."):
+            nums = numbers(u.text)
+            if nums:
+                extra.append("numbers: " + " ".join(nums))
         tail = f" ({'; '.join(extra)})" if extra else ""
-        rows.append(f"- {u.id} (line {i}) {u.actor}: {text}{tail}")
+        rows.append(f"- {u.id} (line {t.lineno}) {u.actor}: {text}{tail}")
     body = (
         f"# Session of {human_time(when)} ({when})\n\n"
-        f"raw: {seg} (lines {located[0][0]}-{located[-1][0]}, units {units[0].id} .. {units[-1].id})\n"
-        f"participants: {', '.join(actors)}\n"
-        f"key phrases: {', '.join(phrases)}\n"
-        + (f"names mentioned: {', '.join(names)}\n" if names else "")
+        f"raw: {seg} (lines {turns[0].lineno}-{turns[-1].lineno}, units {units[0].id} .. {units[-1].id})\n"
+        f"participants: {', '.join(facts.actors)}\n"
+        f"key phrases: {', '.join(facts.phrases)}\n"
+        + (f"names mentioned: {', '.join(facts.names)}\n" if facts.names else "")
         + "\n## Turns\n" + "\n".join(rows)
     )
-    return render_note(f"Session {human_time(when)}: {', '.join(actors)}", when,
-                       {seg: [u.id for u in units]}, links, body)
+    seg_dir = seg.rsplit("/", 2)[-2]
+    return Note(f"{NOTES_DIR}/sessions/{seg_dir}.md", f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
+                time=when, sources=[{"path": seg, "units": [u.id for u in units]}], links=links)
 
 
-STATE_NAMES = 40
+def timeline_note(lines: list[str]) -> Note:
+    return Note(f"{NOTES_DIR}/timeline.md", "Timeline",
+                "# Timeline\n\nOne line per raw segment: time, file, units, key phrases.\n\n" + "\n".join(lines))
 
 
-def _state_note(st: _State, segment: str, located: list[tuple[int, Unit]], names: list[str]) -> str:
+def _parse_state(body: str) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {"people": {}, "names": {}}
+    section = None
+    for line in body.splitlines():
+        if line.startswith("## "):
+            section = {"## People": "people", "## Names": "names"}.get(line.strip())
+        elif section and line.startswith("- ") and ": " in line:
+            name, _, rest = line[2:].partition(": ")
+            out[section][name] = rest
+    return out
+
+
+def state_note(latest: dict[str, dict[str, str]], facts: SegmentFacts) -> Note:
     """Last known mention of each person (and of the most recent names): where to look for current facts."""
-    for n, u in located:
-        line = f"{_day(u.time)} {u.id} ({segment}:{n}): {_snippet(u.text, MENTION_WORDS)}"
-        st.latest[f"person {u.actor}"] = line
-        for name in names:
-            if name in u.text:
-                st.latest[f"name {name}"] = line
-    people = sorted(k for k in st.latest if k.startswith("person "))
-    recent = sorted((k for k in st.latest if k.startswith("name ")), key=lambda k: st.latest[k], reverse=True)
-    rows = [f"- {k[7:]}: {st.latest[k]}" for k in people]
-    rows += [f"- {k[5:]}: {st.latest[k]}" for k in recent[:STATE_NAMES]]
-    return render_note("Current state", _day(located[-1][1].time) if located else None, {}, ["notes/timeline.md"],
-                       "# Current state\n\nLatest mention of each person, then of the most recently named things "
-                       "(date id (raw file:line): words).\n\n" + "\n".join(rows))
+    for t in facts.turns:
+        u = t.unit
+        line = f"{t.day} {u.id} ({facts.segment}:{t.lineno}): {t.mention}"
+        latest["people"][u.actor] = line
+        for name in t.names:
+            latest["names"][name] = line
+    people = [f"- {k}: {latest['people'][k]}" for k in sorted(latest["people"])]
+    recent = sorted(latest["names"], key=lambda k: latest["names"][k], reverse=True)[:STATE_NAMES]
+    names = [f"- {k}: {latest['names'][k]}" for k in recent]
+    last = facts.turns[-1].day if facts.turns else None
+    return Note(f"{NOTES_DIR}/state.md", "Current state",
+                "# Current state\n\nLatest mention of each person, then of the most recently named things "
+                "(date id (raw file:line): words).\n\n## People\n" + "\n".join(people)
+                + "\n\n## Names\n" + "\n".join(names), time=last, links=["notes/timeline.md"])
 
 
-def _index_md(ws_notes: dict[str, int], timeline: list[str], actors: list[str]) -> str:
+def index_md(counts: dict[str, int], timeline: list[str], actors: list[str]) -> str:
     span = ""
     if timeline:
         span = f"{timeline[0].split()[1]} .. {timeline[-1].split()[1]}"
-    folders = "\n".join(f"- `notes/{k}/` {v} note(s)" for k, v in sorted(ws_notes.items()))
+    folders = "\n".join(f"- `notes/{k}/` {v} note(s)" for k, v in sorted(counts.items()))
     return (
         "# INDEX\n\n"
         f"Memory of {', '.join(actors) or 'this workspace'}; {len(timeline)} segment(s), {span}.\n\n"
@@ -515,136 +406,145 @@ def _index_md(ws_notes: dict[str, int], timeline: list[str], actors: list[str]) 
     )
 
 
-def write_stream(files: dict[str, str]) -> str:
-    """The ``hwrite`` input for ``files``: length-prefixed blocks, so any content passes unescaped."""
-    return "".join(f"@hwrite {len(text)} {path}\n{text}" for path, text in files.items())
-
-
-# Starts `hwrite --serve` as a coprocess of the sandbox shell on first use (or
-# after the shell was restarted), hands it the payload path and waits for its
-# one-line reply: all bash builtins, so a segment costs no process start.
-_SERVE = (
-    'if ! { [ -n "${HORMA_HW_PID:-}" ] && kill -0 "$HORMA_HW_PID" 2>/dev/null; }; then '
-    "coproc HORMA_HW { exec hwrite --serve; }; fi; "
-    'printf "%s\\n" {payload} >&"${{HORMA_HW[1]}}" && IFS= read -r -t {timeout} __horma_reply <&"${{HORMA_HW[0]}}"; '
-    'printf "%s\\n" "$__horma_reply"; [ "${{__horma_reply%% *}}" = ok ]'
-)
-
-
-def _write_through(sandbox, ws: Workspace, files: dict[str, str]) -> None:
-    """Write ``files`` with the sandbox's ``hwrite`` in the write view.
-
-    The bytes travel as a payload file in ``.horma/index/`` (the folder the
-    write view may change) that ``hwrite`` consumes, so the command stays a few
-    hundred bytes: the shell reads a long command in blocks, but bash still
-    parses a heredoc in ``eval`` at ~0.15 us a byte (a segment's 70 KB of notes
-    took ~11 ms that way, the payload file ~0.1 ms), and the trajectory keeps
-    the short command instead of whole notes.
-    """
-    name = f".payload-{secrets.token_hex(8)}"
-    payload = ws.meta / "index" / name
-    payload.parent.mkdir(parents=True, exist_ok=True)
-    payload.write_text(write_stream(files), encoding="utf-8")
-    home = getattr(sandbox, "home", None)
-    timeout = 30
-    serve = _SERVE.replace("{payload}", shlex.quote(f".horma/index/{name}")).replace("{timeout}", str(timeout))
-    serve = serve.replace("{{", "{").replace("}}", "}")
-    cmd = (f"cd {shlex.quote(home)} && " if home else "") + serve
-    try:
-        res = sandbox.exec(cmd, timeout=timeout + 5)
-    finally:
-        payload.unlink(missing_ok=True)
-    if res.exit_code != 0:
-        raise WorkspaceError(f"heuristic manager could not write notes: {res.output.strip()[-300:]}")
-
-
-def _mentions(ws: Workspace, st: _State, ht: ModuleType, segment: str, located: list[tuple[int, Unit]],
-              opts: dict) -> tuple[list[str], list[str]]:
-    """Add the segment's lines to people/entity/topic notes; returns (names found, notes touched)."""
-    speakers = {u.actor for _, u in located}
-    names: list[str] = []
-    touched: list[str] = []
-    for n, u in located:
-        if opts["entity_notes"]:
-            note = _mention_note(ws, st, "people", u.actor, f"person ({u.actor}'s own turns)")
-            note.add(ws, st, segment, n, u)
-            touched.append(note.path)
-            found = entities(u.text, speakers)
-            if st.known:
-                found += _known_in(st, u.text, found)
-            _remember(st, found)
-            for name in found:
-                if name not in names:
-                    names.append(name)
-                note = _mention_note(ws, st, "entities", name, "named in the conversation")
-                note.add(ws, st, segment, n, u)
-                touched.append(note.path)
-        if opts["topic_notes"]:
-            by_stem = _topics_by_stem(ht)
-            hits = {t for stem in ht.analyse(u.text)[1].split() for t in by_stem.get(stem, ())}
-            for topic in (_topic_stems(ht) if hits else ()):
-                if topic in hits:
-                    note = _mention_note(ws, st, "topics", topic, f"topic: {topic}")
-                    note.add(ws, st, segment, n, u)
-                    touched.append(note.path)
-    return names, list(dict.fromkeys(touched))
-
-
-def manage(sandbox, workspace: Workspace, segment: str, units: list[Unit], skills: dict | None = None) -> dict:
-    """Write the notes, INDEX.md and search index for a newly archived raw segment, through ``sandbox``."""
-    t0 = time.perf_counter()
-    opts = options(skills)
-    ht = text_tools()
-    ws = workspace
-    seg_file = ws.resolve(segment)
-    if not seg_file.is_file():
-        raise WorkspaceError(f"{segment}: no such raw segment")
-    raw_text = seg_file.read_text(encoding="utf-8")
-    wanted = {u.id for u in units}
-    located = [(n, u) for n, line in enumerate(raw_text.splitlines(), 1)
-               if (u := parse_raw_line(line)) is not None and u.id in wanted]
-    st = _state(ws)
-    st.checked.clear()
-    names, touched = _mentions(ws, st, ht, segment, located, opts)
-    files: dict[str, str] = {}
-    for rel in touched:
-        files.update(st.mentions[rel].render())
-    unit_list = [u for _, u in located]
-    phrases = _key_phrases(ht, unit_list, names, int(opts["max_key_phrases"])) if unit_list else []
-    if opts["session_notes"] and unit_list:
-        seg_dir = segment.rsplit("/", 2)[-2]
-        links = ["notes/timeline.md"] + [r for r in touched if "/entities/" in r][:20]
-        files[f"{NOTES_DIR}/sessions/{seg_dir}.md"] = _session_note(segment, located, names, phrases, links, opts)
-    if st.timeline is None or (opts["timeline"] and not _fresh(ws, st, f"{NOTES_DIR}/timeline.md")):
-        st.timeline = _read_timeline(ws)
-    if unit_list and not any(f" {segment} " in t for t in st.timeline):
-        st.timeline.append(f"- {unit_list[0].time} {segment} ({len(unit_list)} units {unit_list[0].id} .. "
-                           f"{unit_list[-1].id}): {', '.join(phrases[:8])}")
-        st.timeline.sort()
+def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
+    """Every file the segment changes (notes and ``INDEX.md``), rendered, by workspace path."""
+    files = _mentions(book, facts, opts)
+    units = facts.units
+    seg = facts.segment
+    if opts["session_notes"] and units:
+        links = ["notes/timeline.md"] + [r for r in files if r.count("/") == 2 and "/entities/" in r][:SESSION_LINKS]
+        s = session_note(facts, links, opts)
+        files[s.path] = s.render()
+    timeline = book.timeline_lines()
+    if units and not any(f" {seg} " in t for t in timeline):
+        timeline.append(f"- {units[0].time} {seg} ({len(units)} units {units[0].id} .. {units[-1].id}): "
+                        f"{', '.join(facts.phrases[:8])}")
+        timeline.sort()
     if opts["timeline"]:
-        files[f"{NOTES_DIR}/timeline.md"] = render_note(
-            "Timeline", None, {}, [], "# Timeline\n\nOne line per raw segment: time, file, units, key phrases.\n\n"
-            + "\n".join(st.timeline))
-    if st.counts is None:
-        st.counts = {p.parent.name: set() for p in (ws.root / NOTES_DIR).glob("*/*.md")}
-        for p in (ws.root / NOTES_DIR).glob("*/*.md"):
-            st.counts[p.parent.name].add(p.name)
+        t = timeline_note(timeline)
+        files[t.path] = t.render()
+    if opts["track_state"] and units:
+        s = state_note(book.latest(), facts)
+        files[s.path] = s.render()
+    counts = book.folder_counts()
     for rel in files:
         parts = rel.split("/")
         if len(parts) == 3:
-            st.counts.setdefault(parts[1], set()).add(parts[2])
-    counts = {folder: len(names_) for folder, names_ in st.counts.items()}
-    actors = sorted({m.title for r, m in st.mentions.items() if "/people/" in r} | {u.actor for u in unit_list})
-    files[INDEX_FILE] = _index_md(counts, st.timeline, actors)
-    shards = {f".horma/index/{ht.shard_name(segment)}": ht.raw_shard(segment, raw_text)}
-    for rel, text in files.items():
-        if rel.startswith(f"{NOTES_DIR}/"):
-            shards[f".horma/index/{ht.shard_name(rel)}"] = ht.note_shard(rel, text, st.memo)
-    if opts["track_state"]:
-        files[f"{NOTES_DIR}/state.md"] = _state_note(st, segment, located, names)
-    _write_through(sandbox, ws, {**files, **shards})
-    for rel in files:
-        if rel.startswith(f"{NOTES_DIR}/"):
-            st.mtimes[rel] = _mtime(ws, rel)
-    return {"segment": segment, "units": len(unit_list), "notes_written": sum(r.startswith(NOTES_DIR) for r in files),
-            "entities": len(names), "commands": 1, "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3)}
+            counts.setdefault(parts[1], set()).add(parts[2])
+    people = {m.title for r, m in book.mentions.items() if r.startswith(f"{NOTES_DIR}/people/")}
+    files[INDEX_FILE] = index_md({k: len(v) for k, v in counts.items()}, timeline,
+                                 sorted(people | set(facts.actors)))
+    return files
+
+
+# -- writing -----------------------------------------------------------------------
+def write_segment(book: NoteBook, segment: str, raw_text: str, files: dict[str, str]) -> list[tuple[str, int]]:
+    """Write ``files`` (each atomically), then index the raw segment and the notes in one transaction.
+
+    Returns ``(path, bytes)`` per file written. The index goes last: a crash
+    before its commit leaves the segment unorganized in the ingest log, and
+    the re-run rewrites the same notes (mention pages list a unit once) and
+    indexes them.
+    """
+    from horma.index import open_index
+
+    written = []
+    with FileWriter(book.ws.root) as out:
+        for rel, text in files.items():
+            book.wrote(rel, out.write(rel, text))
+            written.append((rel, len(text.encode("utf-8"))))
+    with open_index(book.ws) as idx, idx.transaction():
+        idx.add_segment(segment, raw_text)
+        for rel, text in files.items():
+            if rel.startswith(f"{NOTES_DIR}/"):
+                idx.put_note(rel, text)
+    return written
+
+
+def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[str, Any] | None = None,
+             trajectory=None) -> dict:
+    """Extract, render and write the notes and index for a newly archived raw segment."""
+    t0 = time.perf_counter()
+    opts = options(skills)
+    path = book.ws.resolve(segment)
+    if not path.is_file():
+        raise WorkspaceError(f"{segment}: no such raw segment")
+    raw_text = path.read_text(encoding="utf-8")
+    wanted = {u.id for u in units}
+    located = [(n, u) for n, line in enumerate(raw_text.splitlines(), 1)
+               if (u := parse_raw_line(line)) is not None and u.id in wanted]
+    book.begin_segment()
+    facts = extract(segment, located, book.known, opts)
+    book.known.update(facts.names)
+    files = render_segment(book, facts, opts)
+    t1 = time.perf_counter()
+    written = write_segment(book, segment, raw_text, files)
+    t2 = time.perf_counter()
+    notes = sum(r.startswith(f"{NOTES_DIR}/") for r in files)
+    if trajectory is not None:
+        size = sum(n for _, n in written)
+        trajectory.step("write", {"segment": segment},
+                        f"wrote {len(written)} files ({size} bytes), each by temp file + rename\n"
+                        + "\n".join(f"{rel} {n}" for rel, n in written),
+                        files=[{"path": rel, "bytes": n} for rel, n in written], exit_code=0,
+                        elapsed_ms=round((t2 - t0) * 1000, 3))
+        trajectory.step("index", {"segment": segment, "notes": notes},
+                        f"indexed {segment} and {notes} notes in one transaction", exit_code=0,
+                        elapsed_ms=round((t2 - t1) * 1000, 3))
+    return {"segment": segment, "units": len(located), "notes_written": notes, "files_written": len(written),
+            "bytes_written": sum(n for _, n in written), "entities": len(facts.names),
+            "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3)}
+
+
+_BOOKS: "weakref.WeakKeyDictionary[Workspace, NoteBook]" = weakref.WeakKeyDictionary()
+
+
+def manage(workspace: Workspace, segment: str, units: list[Unit], skills: Mapping[str, Any] | None = None,
+           *args: Any, book: NoteBook | None = None) -> dict:
+    """Organize one archived segment (callers hold the writer lock); for scripts without a Manager.
+
+    The notebook defaults to one kept with this Workspace object (it dies with
+    it, and trusts no note whose file changed). Older callers passed a sandbox
+    first (``manage(box, ws, seg, units)``); that form still works and the
+    sandbox is not used.
+    """
+    if not isinstance(workspace, Workspace) and isinstance(segment, Workspace):
+        workspace, segment, units, skills = segment, units, skills, (args[0] if args else None)
+    if book is None:
+        book = _BOOKS.get(workspace)
+        if book is None:
+            book = _BOOKS[workspace] = NoteBook(workspace)
+    return organize(book, segment, units, skills)
+
+
+class HeuristicManagerPolicy:
+    """The zero-LLM manager policy: code on the host, no sandbox, one notebook per Manager."""
+
+    name = "heuristic"
+    llm_driven = False
+    needs_sandbox = False
+
+    def __init__(self) -> None:
+        self.book: NoteBook | None = None
+
+    def organize(self, manager: "Manager", segment: str, units: list[Unit]) -> int:
+        from horma.agents.trajectory import Trajectory
+
+        if self.book is None or self.book.ws is not manager.workspace:
+            self.book = NoteBook(manager.workspace)
+        traj = Trajectory(manager.workspace.trajectories, "manager", segment.split("/")[-2], segment=segment,
+                          policy=self.name, writer="host", units=len(units))
+        try:
+            summary = organize(self.book, segment, units, manager.heuristic_options(), traj)
+        except BaseException:
+            traj.end("error")
+            raise
+        traj.step("done", {}, json.dumps(summary, ensure_ascii=False))
+        traj.end("done")
+        return 0
+
+
+__all__ = [
+    "DEFAULT_OPTIONS", "HeuristicManagerPolicy", "MentionNote", "NoteBook", "anchor_dates", "entities", "manage",
+    "options", "organize", "render_segment", "session_note", "state_note", "text_tools", "write_segment",
+]

@@ -2,8 +2,10 @@
 
 Archiving never goes through a policy: units are written by
 :meth:`Workspace.archive` under the writer lock, exactly and once. The policy
-(heuristic code or an LLM agent) then works in the sandbox's write view, where
-``raw/`` is read-only, to create or update notes and ``INDEX.md``.
+(a :class:`~horma.agents.policies.ManagerPolicy` from the registry) then
+creates or updates notes, ``INDEX.md`` and the search index: the heuristic one
+in code on the host, under the same writer lock; an LLM agent through bash in
+the sandbox's write view, where ``raw/`` is read-only.
 
 ``.horma/ingest.log`` (JSON lines) records each archived segment and each
 segment a policy finished with. A segment archived by a run that was killed
@@ -19,10 +21,10 @@ import time as _time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from horma.sandbox import Sandbox, View, open_for_agent
+from horma.agents.policies import SandboxedAgent, policy_names
+from horma.sandbox import View
 from horma.workspace import SEP, Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
 
-POLICIES = ("heuristic", "llm")
 INGEST_LOG = "ingest.log"
 
 
@@ -59,30 +61,16 @@ def _ends_with_newline(path) -> bool:
         return fh.read(1) == b"\n"
 
 
-class RecordedSandbox:
-    """A sandbox whose every command also becomes a ``bash`` step of a trajectory."""
+class Manager(SandboxedAgent):
+    """Records unit batches into a workspace and runs the note-writing policy on each.
 
-    MAX_COMMAND_CHARS = 20_000  # a heuristic write carries whole notes; they are on disk anyway
+    The policy comes from :data:`horma.agents.policies.MANAGER_POLICIES`; a
+    policy that writes notes in code (``needs_sandbox`` False) never opens a
+    sandbox, one driven by an LLM works in the write view.
+    """
 
-    def __init__(self, sandbox: Sandbox, trajectory):
-        self._sandbox = sandbox
-        self._trajectory = trajectory
-
-    def exec(self, command: str, timeout: float | None = None):
-        result = self._sandbox.exec(command, timeout)
-        shown = command
-        if len(shown) > self.MAX_COMMAND_CHARS:
-            shown = shown[: self.MAX_COMMAND_CHARS] + f"\n[... {len(command) - self.MAX_COMMAND_CHARS} chars not kept]"
-        self._trajectory.step("bash", {"command": shown}, result.output, exit_code=result.exit_code,
-                              elapsed_ms=round(result.elapsed_ms, 3))
-        return result
-
-    def __getattr__(self, name: str):
-        return getattr(self._sandbox, name)
-
-
-class Manager:
-    """Records unit batches into a workspace and runs the note-writing policy on each."""
+    role = "manager"
+    view = View.WRITE
 
     def __init__(
         self,
@@ -95,38 +83,13 @@ class Manager:
         allow_unsafe_local: bool = False,
         limits=None,
     ):
-        if policy not in POLICIES:
-            raise WorkspaceError(f"unknown manager policy {policy!r}; choose one of {', '.join(POLICIES)}")
-        if policy == "llm" and llm is None:
-            raise WorkspaceError("the llm manager needs an LLM (pass llm=... or --llm SPEC)")
-        self.workspace = workspace
-        self.policy = policy
-        self.backend = backend
-        self.llm = llm
+        super().__init__(workspace, policy, backend=backend, llm=llm, allow_unsafe_local=allow_unsafe_local,
+                         limits=limits)
         self.domain = domain
-        self.allow_unsafe_local = allow_unsafe_local
-        self.limits = limits
-        self._sandbox: Sandbox | None = None
         self._options: dict | None = None
         self._organized: set[str] = set()
         self._log_offset = 0
         self._rels: dict = {}  # raw units file -> its workspace path (resolving it each record is slow)
-
-    # -- sandbox --------------------------------------------------------------
-    @property
-    def sandbox(self) -> Sandbox:
-        """One write-view session kept open across records (a command costs ms, a start does not)."""
-        if self._sandbox is None:
-            self._sandbox = open_for_agent(
-                self.workspace.root, self.backend, View.WRITE,
-                llm_driven=self.policy == "llm", allow_unsafe_local=self.allow_unsafe_local,
-            )
-        return self._sandbox
-
-    def close(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
 
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
@@ -178,7 +141,8 @@ class Manager:
         bad one is refused before the workspace changes.
         """
         check_units(units)
-        self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
+        if self.impl.needs_sandbox:
+            self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
         t0 = _time.perf_counter()
         ws = self.workspace
         organized: list[str] = []
@@ -190,60 +154,54 @@ class Manager:
             seg = ws.archive(units, slug, time)
             archived = 0
             if seg is not None:
-                archived = len(self._segment_units(seg))
+                archived = len(self.segment_units(seg))
                 self._log("archived", seg, units=archived, source=source, slug=slug)
                 calls += self._organize(seg)
                 organized.append(seg)
         return RecordResult(seg, archived, len(units) - archived, organized,
                             (_time.perf_counter() - t0) * 1000, calls)
 
-    def _segment_units(self, seg: str) -> list[Unit]:
+    def segment_units(self, seg: str) -> list[Unit]:
+        """The units of an archived segment, in file order."""
         lines = self.workspace.resolve(seg).read_text(encoding="utf-8").splitlines()
         return [u for line in lines if (u := parse_raw_line(line)) is not None]
 
     def _organize(self, seg: str) -> int:
-        """Run the policy on one archived segment; returns the LLM calls it made."""
-        units = self._segment_units(seg)
-        calls = 0
-        if self.policy == "heuristic":
-            self._run_heuristic(seg, units)
-        else:
-            calls = self._run_llm(seg, units)
+        """Run the policy on one archived segment (under the writer lock); returns the LLM calls it made."""
+        units = self.segment_units(seg)
+        calls = self.impl.organize(self, seg, units)
         self._log("organized", seg, units=len(units), policy=self.policy)
         return calls
 
-    def _run_heuristic(self, seg: str, units: list[Unit]) -> None:
-        """The zero-LLM policy, its commands recorded as a manager trajectory like an LLM's."""
-        from horma.agents.heuristic_manager import manage
-        from horma.agents.trajectory import Trajectory
-
-        traj = Trajectory(self.workspace.trajectories, "manager", seg.split("/")[-2], segment=seg,
-                          policy="heuristic", backend=self.sandbox.backend, units=len(units))
-        try:
-            summary = manage(RecordedSandbox(self.sandbox, traj), self.workspace, seg, units,
-                             skills=self._heuristic_options())
-        except BaseException:
-            traj.end("error")
-            raise
-        traj.step("done", {}, json.dumps(summary, ensure_ascii=False))
-        traj.end("done")
-
-    def _heuristic_options(self) -> dict:
+    def heuristic_options(self) -> dict:
+        """The zero-LLM options the skill library of this manager's domain sets (read once)."""
         if self._options is None:
             from horma.skills import heuristic_options
 
             self._options = heuristic_options(self.domain)
         return self._options
 
-    def _run_llm(self, seg: str, units: list[Unit]) -> int:
+
+class LLMManagerPolicy:
+    """An LLM agent in the write view (the shared tool loop) writes the notes, then ``hindex`` indexes them.
+
+    The model's commands run in the sandbox, so the index update runs there
+    too: the model may have written, moved or deleted any note.
+    """
+
+    name = "llm"
+    llm_driven = True
+    needs_sandbox = True
+
+    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> int:
         from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
         from horma.agents.retriever import sandbox_helpers
         from horma.llm import ToolSpec
         from horma.prompts import render_prompt
         from horma.skills import render_for_prompt
 
-        system = render_prompt("manager", skills=render_for_prompt(self.domain), helpers=sandbox_helpers())
-        task = render_prompt("manager_task", segment=seg, time=units[0].time if units else "",
+        system = render_prompt("manager", skills=render_for_prompt(manager.domain), helpers=sandbox_helpers())
+        task = render_prompt("manager_task", segment=segment, time=units[0].time if units else "",
                              units=[u.line() for u in units])
         done = Tool(
             ToolSpec(name="done",
@@ -253,24 +211,20 @@ class Manager:
                                  "required": []}),
             lambda args: ToolOutcome(f"done: {args.get('summary', '')}".strip(), finished=True),
         )
-        result = run_agent(self.llm, self.sandbox, role="manager", system=system, task=task, tools=[done],
-                           limits=self.limits or RunLimits(), trajectory_dir=self.workspace.trajectories,
-                           allow_unsafe_local=self.allow_unsafe_local)
+        box = manager.sandbox
+        result = run_agent(manager.llm, box, role="manager", system=system, task=task, tools=[done],
+                           limits=manager.limits or RunLimits(), trajectory_dir=manager.workspace.trajectories,
+                           allow_unsafe_local=manager.allow_unsafe_local)
         if result.status != "done":
             why = f"{result.status}: {result.error}" if result.error else result.status
-            raise WorkspaceError(f"{seg}: the manager stopped without finishing ({why}); "
+            raise WorkspaceError(f"{segment}: the manager stopped without finishing ({why}); "
                                  "re-run to organize it again")
-        home = getattr(self.sandbox, "home", str(self.workspace.root))
-        indexed = self.sandbox.exec(f"cd {shlex.quote(home)} && hindex")  # hsearch must see what the model wrote
+        indexed = box.exec(f"cd {shlex.quote(box.home)} && hindex")  # hsearch must see what the model wrote
         if indexed.exit_code != 0:
-            raise WorkspaceError(f"{seg}: indexing the new notes failed: {indexed.output.strip()[-300:]}")
+            raise WorkspaceError(f"{segment}: indexing the new notes failed: {indexed.output.strip()[-300:]}")
         return result.llm_calls
 
-    def __enter__(self) -> "Manager":
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+POLICIES = policy_names("manager")
 
-
-__all__ = ["INGEST_LOG", "POLICIES", "Manager", "RecordResult", "check_units"]
+__all__ = ["INGEST_LOG", "POLICIES", "LLMManagerPolicy", "Manager", "RecordResult", "check_units"]

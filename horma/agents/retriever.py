@@ -1,9 +1,10 @@
 """The retriever ``M_r``: navigate the read view and build a budgeted context.
 
-Both policies act through one action space: bash commands in the sandbox,
-then ``select`` (add verified lines to the context) and ``done``. The
-heuristic navigator is scripted; the LLM one is the agent loop with the
-``select`` and ``done`` tools. Either way the run is one trajectory under
+Every policy (a :class:`~horma.agents.policies.RetrieverPolicy` from the
+registry) acts through one action space: bash commands in the sandbox, then
+``select`` (add verified lines to the context) and ``done``. The heuristic
+navigator is scripted; the LLM one is the agent loop with the ``select`` and
+``done`` tools. Either way the run is one trajectory under
 ``.horma/trajectories/``, and the result is a :class:`Recall`: the context
 plus how it was obtained.
 """
@@ -19,10 +20,9 @@ from typing import Any
 
 from horma.context import Context
 from horma.resources import SANDBOX_BIN
-from horma.sandbox import Sandbox, View, open_for_agent
-from horma.workspace import Workspace, WorkspaceError
-
-POLICIES = ("heuristic", "llm")
+from horma.agents.policies import SandboxedAgent, policy_names
+from horma.sandbox import Sandbox, View
+from horma.workspace import WorkspaceError
 
 
 @dataclass
@@ -54,10 +54,8 @@ def resolve_in_sandbox(sandbox: Sandbox, path: str) -> str:
     The shell sees the workspace at ``sandbox.home`` (a container path for
     docker, the host path for local); the Context wants workspace paths.
     """
-    home = getattr(sandbox, "home", str(sandbox.workspace))
-    shell = getattr(sandbox, "shell", None)
-    cwd = getattr(shell, "pwd", None) or home
-    full = posixpath.normpath(posixpath.join(cwd, path.strip()))
+    home = sandbox.home
+    full = posixpath.normpath(posixpath.join(sandbox.cwd, path.strip()))
     if full == home:
         return "."
     if not full.startswith(home.rstrip("/") + "/"):
@@ -83,78 +81,63 @@ def sandbox_helpers() -> list[str]:
     return out
 
 
-class Retriever:
-    """Answers ``recall(query, budget)`` with a :class:`Recall` built in the read view."""
+class Retriever(SandboxedAgent):
+    """Answers ``recall(query, budget)`` with a :class:`Recall` built in the read view.
 
-    def __init__(
-        self,
-        workspace: Workspace,
-        policy: str = "heuristic",
-        *,
-        backend: str = "auto",
-        llm=None,
-        allow_unsafe_local: bool = False,
-        limits=None,
-    ):
-        if policy not in POLICIES:
-            raise WorkspaceError(f"unknown retriever policy {policy!r}; choose one of {', '.join(POLICIES)}")
-        if policy == "llm" and llm is None:
-            raise WorkspaceError("the llm retriever needs an LLM (pass llm=... or --llm SPEC)")
-        self.workspace = workspace
-        self.policy = policy
-        self.backend = backend
-        self.llm = llm
-        self.allow_unsafe_local = allow_unsafe_local
-        self.limits = limits
-        self._sandbox: Sandbox | None = None
+    The policy comes from :data:`horma.agents.policies.RETRIEVER_POLICIES`.
+    One read-view session is kept open across recalls; every recall starts at
+    the workspace root.
+    """
 
-    @property
-    def sandbox(self) -> Sandbox:
-        """One read-view session kept open across recalls; every recall starts at the root."""
-        if self._sandbox is None:
-            self._sandbox = open_for_agent(
-                self.workspace.root, self.backend, View.READ,
-                llm_driven=self.policy == "llm", allow_unsafe_local=self.allow_unsafe_local,
-            )
-        return self._sandbox
-
-    def close(self) -> None:
-        if self._sandbox is not None:
-            self._sandbox.close()
-            self._sandbox = None
+    role = "retriever"
+    view = View.READ
 
     def recall(self, query: str, budget: int = 1000) -> Recall:
         query = check_query(query, budget)
         box = self.sandbox  # opened once per Retriever; its start is not part of a recall's latency
         t0 = _time.perf_counter()
-        box.exec(f"cd {shlex.quote(getattr(box, 'home', str(self.workspace.root)))}")
+        box.exec(f"cd {shlex.quote(box.home)}")
         ctx = Recall(query=query, budget=budget, workspace=self.workspace)
-        if self.policy == "heuristic":
-            self._navigate(box, ctx)
-        else:
-            self._run_llm(box, ctx)
+        self.impl.retrieve(self, box, ctx)
         ctx.elapsed_ms = (_time.perf_counter() - t0) * 1000
         return ctx
 
-    def _navigate(self, box: Sandbox, ctx: Recall) -> None:
+
+class NavigatorPolicy:
+    """The zero-LLM navigator (:func:`horma.agents.navigator.navigate`), recorded as a retriever trajectory."""
+
+    name = "heuristic"
+    llm_driven = False
+
+    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
         from horma.agents.navigator import navigate
         from horma.agents.trajectory import Trajectory
 
-        traj = Trajectory(self.workspace.trajectories, "retriever", ctx.query, policy="heuristic",
-                          budget=ctx.budget, backend=box.backend)
+        ws = retriever.workspace
+        traj = Trajectory(ws.trajectories, "retriever", context.query, policy=self.name,
+                          budget=context.budget, backend=sandbox.backend)
         try:
-            navigate(box, ctx, traj)
+            navigate(sandbox, context, traj)
         except BaseException:
             traj.end("error")
             raise
-        ctx.steps = traj.steps
-        traj.end("done", tokens=ctx.tokens, refs=ctx.refs)
-        ctx.trace = self.workspace.rel(traj.path)
+        context.steps = traj.steps
+        traj.end("done", tokens=context.tokens, refs=context.refs)
+        context.trace = ws.rel(traj.path)
 
-    def _run_llm(self, box: Sandbox, ctx: Recall) -> None:
+
+class LLMRetrieverPolicy:
+    """An LLM agent in the read view (the shared tool loop) with the ``select`` and ``done`` tools."""
+
+    name = "llm"
+    llm_driven = True
+
+    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
         from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
         from horma.llm import ToolSpec
         from horma.prompts import render_prompt
+
+        box, ctx = sandbox, context
 
         def select(args: dict[str, Any]) -> ToolOutcome:
             path = args.get("path")
@@ -183,18 +166,12 @@ class Retriever:
         ]
         system = render_prompt("retriever", budget=ctx.budget, helpers=sandbox_helpers())
         task = render_prompt("retriever_task", query=ctx.query, budget=ctx.budget)
-        result = run_agent(self.llm, box, role="retriever", system=system, task=task, tools=tools,
-                           limits=self.limits or RunLimits(), trajectory_dir=self.workspace.trajectories,
-                           allow_unsafe_local=self.allow_unsafe_local)
+        result = run_agent(retriever.llm, box, role="retriever", system=system, task=task, tools=tools,
+                           limits=retriever.limits or RunLimits(), trajectory_dir=retriever.workspace.trajectories,
+                           allow_unsafe_local=retriever.allow_unsafe_local)
         ctx.steps = result.steps
         ctx.llm_calls = result.llm_calls
-        ctx.trace = self.workspace.rel(result.trajectory)
-
-    def __enter__(self) -> "Retriever":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        ctx.trace = retriever.workspace.rel(result.trajectory)
 
 
 def _line(value: Any) -> int | None:
@@ -204,3 +181,5 @@ def _line(value: Any) -> int | None:
         raise ValueError(f"line numbers must be positive integers, got {value!r}")
     return int(value)
 
+
+POLICIES = policy_names("retriever")

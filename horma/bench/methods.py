@@ -65,10 +65,11 @@ class Retrieved:
 class MethodOptions:
     """Settings a method may use; plain values so they travel to worker processes.
 
-    ``policy`` picks horma's manager and retriever policies (``heuristic`` or
-    ``llm``); ``llm`` is the model spec those policies use, built with the
-    settings (keys, timeouts) of the config file ``config`` (None: the default
-    config lookup). ``extra`` carries options of a user's own method.
+    ``policy`` picks horma's manager and retriever policies by their registered
+    name (``heuristic`` or ``llm``; see ``horma.agents.policies``); ``llm`` is
+    the model spec those policies use, built with the settings (keys,
+    timeouts) of the config file ``config`` (None: the default config lookup).
+    ``extra`` carries options of a user's own method.
     """
 
     policy: str = "heuristic"
@@ -302,15 +303,18 @@ class WorkspaceMethod(MemoryMethod):
 
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         super().__init__(workdir, options)
+        from horma.agents.policies import PolicyError, shared_policy_llm_driven
         from horma.memory import Memory
 
         o = self.options
-        if o.policy not in ("heuristic", "llm"):
-            raise MethodError(f"unknown policy {o.policy!r}; choose heuristic or llm")
-        if o.policy == "llm" and not o.llm:
-            raise MethodError(f"method {self.name} with the llm policy needs a model (--llm SPEC)")
+        try:
+            llm_driven = shared_policy_llm_driven(o.policy)
+        except PolicyError as exc:
+            raise MethodError(str(exc)) from None
+        if llm_driven and not o.llm:
+            raise MethodError(f"method {self.name} with the {o.policy} policy needs a model (--llm SPEC)")
         llm = None
-        if o.policy == "llm":
+        if llm_driven:
             from horma.config import load_config
 
             llm = load_config(o.config).llm("retriever", o.llm)

@@ -29,3 +29,19 @@ def user_errors(*types: type[BaseException], code: int = 1) -> Iterator[None]:
         yield
     except (WorkspaceError, SandboxError, *types) as exc:
         fail(str(exc), code)
+
+
+def policy_llm_driven(policy: str) -> bool:
+    """Check ``--policy`` (one name for the manager and the retriever); whether an LLM drives it.
+
+    The names come from the policy registries, so a policy registered there is
+    accepted here without touching the CLI.
+    """
+    from horma.agents.policies import PolicyError, shared_policy_llm_driven, shared_policy_names
+
+    try:
+        return shared_policy_llm_driven(policy)
+    except PolicyError:
+        names = shared_policy_names()
+        choices = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else ", ".join(names)
+        fail(f"--policy must be {choices}, got {policy!r}")

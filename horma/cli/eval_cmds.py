@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from horma.cli.common import console, err_console, fail, user_errors
+from horma.cli.common import console, err_console, fail, policy_llm_driven, user_errors
 
 eval_app = typer.Typer(
     name="eval",
@@ -76,16 +76,15 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
     if budget is not None and budget <= 0:
         fail(f"--budget must be a positive number of tokens, got {budget}")
     budget = default_budget if budget is None else budget
-    if policy not in ("heuristic", "llm"):
-        fail(f"--policy must be heuristic or llm, got {policy!r}")
+    llm_policy = policy_llm_driven(policy)
     try:
         cls = method_class(method)
         cls.check()
         cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None})
     except (MethodError, ConfigError) as exc:
         fail(str(exc))
-    mem_spec = memory_llm or llm or (cfg.model("retriever") if policy == "llm" else None)
-    options = MethodOptions(policy=policy, llm=mem_spec if policy == "llm" else None,
+    mem_spec = memory_llm or llm or (cfg.model("retriever") if llm_policy else None)
+    options = MethodOptions(policy=policy, llm=mem_spec if llm_policy else None,
                             sandbox=cfg.get("sandbox.backend"), allow_unsafe_local=bool(cfg.get("sandbox.unsafe_local")),
                             domain=domain, config=str(config) if config else None)
     default_out = Path("runs") / f"{bench}-{method.replace(':', '_').replace('/', '_')}-{budget}"
@@ -99,7 +98,7 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
             settings.make_llm("primary", settings.llm)
             if judge:
                 settings.make_llm("judge", judge)
-        if policy == "llm" and cls.name in ("horma", "dense-notes"):
+        if llm_policy and cls.name in ("horma", "dense-notes"):
             settings.make_llm("retriever", mem_spec)
     except (LLMError, ConfigError) as exc:
         hint = "; pass --retrieval-only to measure retrieval without a model" if not retrieval_only else ""

@@ -19,10 +19,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from horma.agents.manager import POLICIES as MANAGER_POLICIES
-from horma.agents.retriever import POLICIES as RETRIEVER_POLICIES
-from horma.agents.retriever import Recall, check_query
 from horma.agents.loop import RunLimits
+from horma.agents.policies import policy_class
+from horma.agents.retriever import Recall, check_query
 from horma.agents.trajectory import read_trajectory
 from horma.cli.common import console, err_console, fail, user_errors
 from horma.config import Config, ConfigError, load_config
@@ -96,15 +95,18 @@ def setup(config: Path | None, backend: str | None, unsafe_local: bool) -> Setup
     return Setup(cfg, effective_backend(cfg.get("sandbox.backend")), bool(cfg.get("sandbox.unsafe_local")))
 
 
-def check_policy(kind: str, policy: str, choices: tuple[str, ...], run: Setup) -> None:
-    """Refuse an unknown policy, or an LLM policy in an unisolated sandbox, before anything runs."""
-    if policy not in choices:
-        raise WorkspaceError(f"unknown {kind} {policy!r}; choose one of {', '.join(choices)}")
-    if policy == "llm" and run.backend == "local" and not run.unsafe_local:
+def check_policy(role: str, policy: str, run: Setup) -> bool:
+    """Refuse an unknown policy, or an LLM policy in an unisolated sandbox, before anything runs.
+
+    Returns whether an LLM drives the policy (then the command builds a model for it).
+    """
+    llm_driven = policy_class(role, policy, label=role).llm_driven
+    if llm_driven and run.backend == "local" and not run.unsafe_local:
         raise WorkspaceError(
-            f"refusing to run an LLM {kind} in the local sandbox (no isolation): "
+            f"refusing to run an LLM {role} in the local sandbox (no isolation): "
             "use --backend docker or bwrap, or pass --unsafe-local"
         )
+    return llm_driven
 
 
 def _progress() -> Progress:
@@ -197,8 +199,7 @@ def ingest_locomo(
         if workspace.exists() and not workspace.is_dir():
             fail(f"{workspace}: exists and is not a directory")
         run = setup(config, backend, unsafe_local)
-        check_policy("manager", manager, MANAGER_POLICIES, run)
-        model = run.llm("manager", llm) if manager == "llm" else None
+        model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
         for conv in convs:  # refuse a non-workspace folder in the way before writing any
             target = workspace / conv.sample_id
             if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
@@ -234,8 +235,7 @@ def ingest_jsonl(
     with _errors():
         segments = load_jsonl(path)
         run = setup(config, backend, unsafe_local)
-        check_policy("manager", manager, MANAGER_POLICIES, run)
-        model = run.llm("manager", llm) if manager == "llm" else None
+        model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
         totals = IngestTotals()
         with _progress() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
                                              domain=domain, allow_unsafe_local=run.unsafe_local,
@@ -265,8 +265,7 @@ def print_context(ctx: Recall) -> None:
 def _reader(workspace: Path, query: str, budget: int, retriever: str, llm: str | None, run: Setup) -> Iterator[Memory]:
     check_query(query, budget)
     ws = Workspace.open(workspace)
-    check_policy("retriever", retriever, RETRIEVER_POLICIES, run)
-    model = run.llm("retriever", llm) if retriever == "llm" else None
+    model = run.llm("retriever", llm) if check_policy("retriever", retriever, run) else None
     with Memory(ws, retriever=retriever, sandbox=run.backend, llm=model, allow_unsafe_local=run.unsafe_local,
                 limits=run.limits) as mem:
         yield mem

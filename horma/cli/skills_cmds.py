@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from horma.cli.common import console, fail, user_errors
+from horma.cli.common import console, fail, policy_llm_driven, user_errors
 from horma.skills import (
     BASE,
     ENV_DIR,
@@ -201,8 +201,7 @@ def refine_cmd(
 
     if bench not in REFINE_BENCHES:
         fail(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
-    if policy not in ("heuristic", "llm"):
-        fail(f"--policy must be heuristic or llm, got {policy!r}")
+    llm_policy = policy_llm_driven(policy)
     try:
         cats = [int(c) for c in categories.split(",") if c.strip()]
     except ValueError:
@@ -217,7 +216,7 @@ def refine_cmd(
             fail(f"{data}: no such dataset file")
         cfg = load_config(config)
         qa_tasks = locomo_tasks(str(data), split, cats)
-        memory_llm = (llm or cfg.model("manager")) if policy == "llm" else None
+        memory_llm = (llm or cfg.model("manager")) if llm_policy else None
         arena = QAArena(
             domain, qa_tasks, cfg.llm("primary", llm),
             judge=cfg.llm("judge", judge) if judge else None, budget=budget, success_f1=success_f1,

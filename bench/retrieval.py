@@ -33,7 +33,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from horma.agents.heuristic_manager import manage
+from horma.agents.manager import Manager
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory
 from horma.bench.flat import METHODS as FLAT_METHODS
@@ -95,12 +95,9 @@ def build_workspace(conv: Conversation, root: Path, backend: str) -> tuple[Works
     ws = Workspace.init(root / conv.sample_id)
     turns = 0
     t0 = time.perf_counter()
-    with open_sandbox(ws.root, backend, View.WRITE) as box, ws.writer():
+    with Manager(ws, "heuristic", backend=backend) as manager:
         for s in conv.sessions:
-            seg = ws.archive(s.units, s.slug(conv.sample_id), s.time)
-            if seg is not None:
-                manage(box, ws, seg, list(s.units))
-                turns += len(s.units)
+            turns += manager.record(list(s.units), s.slug(conv.sample_id), s.time).archived
     return ws, turns, time.perf_counter() - t0
 
 
@@ -125,6 +122,7 @@ def run(args: argparse.Namespace) -> dict:
     budgets = [int(b) for b in str(args.budget).split(",")]
     if any(b <= 0 for b in budgets):
         raise DatasetError("--budget must be positive")
+    layers = None if args.layers == "all" else tuple(x for x in args.layers.split(",") if x and x != "none")
     scores = {(m, b): Score() for m in methods for b in budgets}
     ingest_turns, ingest_s = 0, 0.0
     skipped: dict[str, str] = {}
@@ -163,7 +161,7 @@ def run(args: argparse.Namespace) -> dict:
                                 ctx = Context(qa.question, b, ws)
                                 traj = Trajectory(ws.trajectories, "retriever", qa.question, policy="heuristic",
                                                   budget=b, backend=box.backend)
-                                navigate(box, ctx, traj)
+                                navigate(box, ctx, traj, layers=layers, cut=args.cut)
                                 traj.end("done", tokens=ctx.tokens, refs=ctx.refs)
                                 ms = (time.perf_counter() - t0) * 1000
                                 scores["horma", b].add(conv, qa, ctx.text, ctx.refs, ctx.tokens, ms)
@@ -181,7 +179,8 @@ def run(args: argparse.Namespace) -> dict:
         if not args.workdir:
             shutil.rmtree(workdir, ignore_errors=True)
     return {
-        "data": str(args.data), "categories": sorted(cats), "backend": args.backend,
+        "data": str(args.data), "categories": sorted(cats), "backend": args.backend, "layers": args.layers,
+        "cut": args.cut,
         "conversations": len(plan), "questions": total,
         "ingest": {"turns": ingest_turns, "seconds": round(ingest_s, 3),
                    "turns_per_s": round(ingest_turns / ingest_s, 1) if ingest_s else None},
@@ -195,7 +194,8 @@ def render(report: dict) -> None:
     out = Console(width=None if sys.stdout.isatty() else 140)
     table = Table(title=f"LoCoMo retrieval: {report['questions']} questions of categories "
                         f"{','.join(map(str, report['categories']))}, {report['conversations']} conversations "
-                        f"(navigator sandbox: {report['backend']})")
+                        f"(navigator sandbox: {report['backend']}; note layers: {report['layers']}"
+                        + (f"; cut {report['cut']}%" if report['cut'] else "") + ")")
     for col in ("method", "budget", "evidence recall", "recall by category", "Jaccard", "mean tokens", "p50 ms", "p95 ms"):
         table.add_column(col, justify="left" if col == "method" else "right")
     for r in report["results"]:
@@ -224,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="sandbox for the manager and navigator")
     p.add_argument("--methods", default=",".join(ALL_METHODS), help="comma list of horma,bm25,dense,hybrid")
     p.add_argument("--categories", default="2,4,5", help="LoCoMo categories to ask (default 2,4,5)")
+    p.add_argument("--layers", default="all",
+                   help="note layers hsearch routes through: all (its default), none (raw lines only), or a comma "
+                        "list of people,entities,topics,sessions,timeline (for ablations)")
+    p.add_argument("--cut", type=int, default=0,
+                   help="stop at lines scoring below PCT percent of the best one (0: fill the budget)")
     p.add_argument("--workdir", default="", help="keep the workspaces here (default: a temporary folder)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)

@@ -1,0 +1,583 @@
+"""The SQLite FTS5 search index: incremental, crash-safe, read-only in the read view, routing through notes.
+
+Every workspace here is written by the test itself (``Workspace.init`` +
+``archive`` + small note files); the index is driven through the very module
+the sandbox helpers run (``horma.index.index_module()``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ISOLATED, require_backend
+from horma.index import index_folder, index_module, open_index, rebuild
+from horma.resources import SANDBOX_BIN
+from horma.sandbox import Limits, open_sandbox
+from horma.workspace import Unit, Workspace, WorkspaceError
+
+HI = index_module()
+HSEARCH = SANDBOX_BIN / "hsearch"
+HINDEX = SANDBOX_BIN / "hindex"
+
+
+# -- fixtures written by the tests ---------------------------------------------------------
+def units(prefix: str, texts: list[str], day: str = "2023-01-02", actors=("Ann", "Bob")) -> list[Unit]:
+    return [Unit(f"{prefix}:{i}", f"{day} 10:{i % 60:02d}", actors[(i - 1) % len(actors)], t)
+            for i, t in enumerate(texts, 1)]
+
+
+def archive(ws: Workspace, us: list[Unit], slug: str) -> str:
+    with ws.writer():
+        rel = ws.archive(us, slug, us[0].time)
+    assert rel is not None
+    return rel
+
+
+def note(title: str, sources: list[str], body: list[str]) -> str:
+    src = "".join(f'- path: "{s}"\n  units: []\n' for s in sources)
+    return f'---\ntitle: "{title}"\nsources:\n{src}links: []\n---\n' + "".join(line + "\n" for line in body)
+
+
+def write(ws: Workspace, rel: str, text: str) -> None:
+    p = ws.root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+def lineno_of(text: str, line: str) -> int:
+    return text.split("\n").index(line) + 1
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("segments", "units", "notes", "note_lines", "cites")}
+
+
+def note_rows(conn: sqlite3.Connection, rel: str) -> dict[int, tuple[int, str]]:
+    """lineno -> (row id, text) of one note's indexed lines."""
+    return {n: (i, t) for i, n, t in conn.execute(
+        "SELECT l.id, l.lineno, l.text FROM note_lines l JOIN notes n ON n.id = l.note WHERE n.path=?", (rel,))}
+
+
+def cited(conn: sqlite3.Connection, rel: str) -> dict[int, list[str]]:
+    """lineno -> unit ids the line cites, for one note."""
+    out: dict[int, list[str]] = {}
+    for n, uid in conn.execute(
+            "SELECT l.lineno, u.uid FROM cites c JOIN note_lines l ON l.id = c.line JOIN notes n ON n.id = l.note "
+            "JOIN units u ON u.id = c.unit WHERE n.path=? ORDER BY l.lineno, u.uid", (rel,)):
+        out.setdefault(n, []).append(uid)
+    return out
+
+
+def fingerprint(conn: sqlite3.Connection) -> dict:
+    """What the index says, independent of row ids: units, note lines with their citations, search answers."""
+    unit_rows = sorted(conn.execute(
+        "SELECT s.path, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost FROM units u JOIN segments s ON s.id=u.seg"))
+    lines = sorted(conn.execute(
+        "SELECT n.path, n.kind, n.title, l.lineno, l.text, "
+        "(SELECT group_concat(u.uid) FROM (SELECT uu.uid FROM cites c JOIN units uu ON uu.id=c.unit "
+        " WHERE c.line=l.id ORDER BY uu.uid) u) FROM note_lines l JOIN notes n ON n.id=l.note"))
+    return {"units": unit_rows, "lines": lines}
+
+
+def fts_ok(conn: sqlite3.Connection) -> None:
+    for fts in ("unit_text", "note_text"):
+        conn.execute(f"INSERT INTO {fts}({fts}, rank) VALUES('integrity-check', 0)")
+
+
+def uids(hits) -> list[str]:
+    return [h.uid for h in hits]
+
+
+def matched(hits) -> list:
+    """The hits that scored (the ranking may append context turns after them with no score)."""
+    return [h for h in hits if h.score > 0]
+
+
+def first(hits) -> tuple[str, int, str]:
+    assert hits, "no hits"
+    return hits[0].path, hits[0].lineno, hits[0].uid
+
+
+def run(cmd: list, cwd: Path, env_extra: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != HI.ENV}
+    env.update(env_extra or {})
+    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=60, **kw)
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """name -> sha256 of every file in a folder (what a read-only open must leave alone)."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+SEG1 = ["I repaired the old tandem bicycle", "The kayak leaked near the dock", "We planted basil seedlings"]
+SEG2 = ["A zeppelin floated over the stadium", "Everyone waved at the pilots"]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace.init(tmp_path / "ws")
+
+
+# -- 1. incremental ----------------------------------------------------------------------------
+def test_segments_index_once_and_only_their_new_units(ws: Workspace):
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    text1 = (ws.root / rel1).read_text()
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:
+        conn = idx.conn
+        with idx.transaction():
+            assert idx.add_segment(rel1, text1) is True
+        initial = counts(conn)
+        assert initial == {"segments": 1, "units": 3, "notes": 0, "note_lines": 0, "cites": 0}
+        ids1 = conn.execute("SELECT id, lineno, uid FROM units ORDER BY id").fetchall()
+        with idx.transaction():
+            assert idx.add_segment(rel1, text1) is False
+        assert counts(conn) == initial
+        assert conn.execute("SELECT id, lineno, uid FROM units ORDER BY id").fetchall() == ids1
+
+        rel2 = archive(ws, units("S2", SEG2), "second")
+        with idx.transaction():
+            assert idx.add_segment(rel2, (ws.root / rel2).read_text()) is True
+        assert counts(conn)["units"] == 5 and counts(conn)["segments"] == 2
+        assert conn.execute("SELECT id, lineno, uid FROM units WHERE id <= ? ORDER BY id",
+                            (ids1[-1][0],)).fetchall() == ids1
+        assert conn.execute("SELECT u.lineno, u.uid, u.actor, u.time FROM units u JOIN segments s ON s.id=u.seg "
+                            "WHERE s.path=? ORDER BY u.lineno", (rel2,)).fetchall() == [
+            (1, "S2:1", "Ann", "2023-01-02 10:01"), (2, "S2:2", "Bob", "2023-01-02 10:02")]
+        hits = HI.Searcher(conn).rank("zeppelin")
+        assert first(hits) == (rel2, 1, "S2:1")
+        assert {h.path for h in matched(hits)} == {rel2}
+        assert first(HI.Searcher(conn).rank("kayak")) == (rel1, 2, "S1:2")
+        fts_ok(conn)
+
+
+def test_segment_that_grew_gets_only_its_new_lines_and_one_that_shrank_is_refused(ws: Workspace):
+    rel = "raw/2023-01-02T10-00__grow/units.log"
+    lines = [u.line() + "\n" for u in units("G", ["alpha walrus", "beta walrus", "gamma narwhal"])]
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:
+        with idx.transaction():
+            assert idx.add_segment(rel, "".join(lines[:2])) is True
+        before = idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall()
+        with idx.transaction():
+            assert idx.add_segment(rel, "".join(lines)) is True
+        after = idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall()
+        assert after[:2] == before
+        assert [(r[1], r[2], r[3]) for r in after[2:]] == [(3, len((lines[0] + lines[1]).encode()), "G:3")]
+        assert idx.conn.execute("SELECT size, lines FROM segments").fetchone() == (len("".join(lines).encode()), 3)
+        assert first(HI.Searcher(idx.conn).rank("narwhal")) == (rel, 3, "G:3")
+        with pytest.raises(HI.IndexError_, match="shrank.*--rebuild"), idx.transaction():
+            idx.add_segment(rel, lines[0])
+        assert idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall() == after
+
+
+def test_note_edits_touch_only_the_lines_that_changed(ws: Workspace):
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    seg = rel1.split("/")[1]
+    a = "- Kayak repair: patched the hull with epoxy (line 2)"
+    b = f"- Moored at the marina (raw/{seg}/units.log:2)"
+    c = "- Sold to a neighbour for ninety dollars (line 1)"
+    rel = "notes/entities/kayak.md"
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:
+        conn = idx.conn
+        s = HI.Searcher(conn)
+        with idx.transaction():
+            idx.sync(str(ws.root))
+            idx.put_note(rel, note("Boathouse", [rel1], [a, b]))
+        v1 = note_rows(conn, rel)
+        t1 = note("Boathouse", [rel1], [a, b])
+        assert {n: t for n, (_, t) in v1.items()} == {lineno_of(t1, a): a, lineno_of(t1, b): b}
+        assert cited(conn, rel) == {lineno_of(t1, a): ["S1:2"], lineno_of(t1, b): ["S1:2"]}
+
+        # one appended line: exactly one new row; the old rows keep their ids
+        t2 = note("Boathouse", [rel1], [a, b, c])
+        before = counts(conn)
+        with idx.transaction():
+            idx.put_note(rel, t2)
+        assert counts(conn)["note_lines"] == before["note_lines"] + 1
+        assert counts(conn)["cites"] == before["cites"] + 1
+        v2 = note_rows(conn, rel)
+        assert {n: v2[n] for n in v1} == v1
+        assert v2[lineno_of(t2, c)][1] == c and v2[lineno_of(t2, c)][0] not in {i for i, _ in v1.values()}
+        assert cited(conn, rel)[lineno_of(t2, c)] == ["S1:1"]
+        assert s.note_lines("neighbour ninety", 5) == [(rel, lineno_of(t2, c), c)]
+
+        # one changed line: only its row is replaced
+        b2 = b.replace("marina", "harbour")
+        t3 = note("Boathouse", [rel1], [a, b2, c])
+        with idx.transaction():
+            idx.put_note(rel, t3)
+        v3 = note_rows(conn, rel)
+        nb = lineno_of(t3, b2)
+        assert counts(conn)["note_lines"] == 3
+        assert {n: v3[n] for n in v3 if n != nb} == {n: v2[n] for n in v2 if n != nb}
+        assert v3[nb][1] == b2 and v3[nb][0] != v2[nb][0]
+        assert s.note_lines("marina", 5) == []
+        assert s.note_lines("harbour", 5) == [(rel, nb, b2)]
+        assert cited(conn, rel)[nb] == ["S1:2"]
+
+        # a new title is in every row: all rows are re-indexed
+        t4 = note("Shed", [rel1], [a, b2, c])
+        with idx.transaction():
+            idx.put_note(rel, t4)
+        v4 = note_rows(conn, rel)
+        assert {n: t for n, (_, t) in v4.items()} == {n: t for n, (_, t) in v3.items()}
+        assert s.note_lines("boathouse", 5) == []
+        assert sorted(s.note_lines("shed", 5)) == sorted((rel, n, t) for n, (_, t) in v4.items())
+        assert counts(conn)["cites"] == 3
+        fts_ok(conn)
+
+
+def test_removed_notes_leave_no_rows_and_sync_drops_notes_deleted_on_disk(ws: Workspace):
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    gone = "notes/topics/garden.md"
+    kept = "notes/people/ann.md"
+    write(ws, gone, note("Garden", [rel1], ["- basil seedlings on the windowsill (line 3)"]))
+    write(ws, kept, note("Ann", [rel1], ["- rides a tandem (line 1)"]))
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:
+        conn = idx.conn
+        s = HI.Searcher(conn)
+        assert idx.sync(str(ws.root)) == {"segments": 1, "notes": 2, "removed": 0}
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0}
+        assert s.note_lines("windowsill", 5) == [(gone, 8, "- basil seedlings on the windowsill (line 3)")]
+        assert counts(conn) == {"segments": 1, "units": 3, "notes": 2, "note_lines": 2, "cites": 2}
+
+        with idx.transaction():
+            idx.remove_note(gone)
+            idx.remove_note("notes/never-indexed.md")  # a no-op, not an error
+        assert s.note_lines("windowsill", 5) == []
+        assert counts(conn) == {"segments": 1, "units": 3, "notes": 1, "note_lines": 1, "cites": 1}
+        assert idx.indexed_notes() == {kept}
+
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0}  # still on disk: back
+        assert s.note_lines("windowsill", 5) == [(gone, 8, "- basil seedlings on the windowsill (line 3)")]
+        (ws.root / gone).unlink()
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 1, "removed": 1}
+        assert s.note_lines("windowsill", 5) == []
+        assert idx.indexed_notes() == {kept}
+        assert counts(conn) == {"segments": 1, "units": 3, "notes": 1, "note_lines": 1, "cites": 1}
+        fts_ok(conn)
+
+
+def test_incremental_index_equals_a_rebuild(ws: Workspace, tmp_path: Path):
+    """After segments, note edits, a title change and a deletion, the index says what a rebuild says."""
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    seg1 = rel1.split("/")[1]
+    folder = str(index_folder(ws))
+    write(ws, "notes/entities/kayak.md", note("Kayak", [rel1], ["- leaks (line 2)", "- tandem (line 1)"]))
+    write(ws, "notes/timeline.md", note("Timeline", [], [f"- 2023-01-02 basil (raw/{seg1}/units.log:3)"]))
+    with HI.SearchIndex.open(folder) as idx:
+        idx.sync(str(ws.root))
+        rel2 = archive(ws, units("S2", SEG2), "second")
+        seg2 = rel2.split("/")[1]
+        write(ws, "notes/entities/kayak.md", note("Kayaks", [rel1], ["- leaks badly (line 2)", "- tandem (line 1)"]))
+        write(ws, "notes/timeline.md", note("Timeline", [], [f"- 2023-01-02 basil (raw/{seg1}/units.log:3)",
+                                                             f"- 2023-01-02 airship (raw/{seg2}/units.log:1)"]))
+        write(ws, "notes/topics/air.md", note("Air", [rel2], ["- zeppelin (line 1)", "- pilots (line 2)"]))
+        idx.sync(str(ws.root))
+        (ws.root / "notes/entities/kayak.md").unlink()
+        idx.sync(str(ws.root))
+        incremental = fingerprint(idx.conn)
+    other = tmp_path / "fresh"
+    with HI.SearchIndex.open(str(other)) as fresh:
+        fresh.sync(str(ws.root))
+        assert fingerprint(fresh.conn) == incremental
+    with HI.SearchIndex.open(folder) as idx:
+        idx.sync(str(ws.root), rebuild=True)
+        assert fingerprint(idx.conn) == incremental
+        assert [ln[4] for ln in incremental["lines"]] == [
+            f"- 2023-01-02 basil (raw/{seg1}/units.log:3)", f"- 2023-01-02 airship (raw/{seg2}/units.log:1)",
+            "- zeppelin (line 1)", "- pilots (line 2)"]
+        assert [ln[5] for ln in incremental["lines"]] == ["S1:3", "S2:1", "S2:1", "S2:2"]
+
+
+# -- 2. crash safety ---------------------------------------------------------------------------
+CHILD = textwrap.dedent("""
+    import os, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import hormaindex as hi
+    root, folder = sys.argv[2], sys.argv[3]
+    idx = hi.SearchIndex.open(folder)
+    idx.conn.execute("PRAGMA cache_size=20")  # a small page cache: changed pages reach the file mid-transaction
+    with idx.transaction():
+        for seg in sorted(os.listdir(os.path.join(root, "raw"))):
+            rel = f"raw/{seg}/units.log"
+            with open(os.path.join(root, rel), encoding="utf-8") as fh:
+                idx.add_segment(rel, fh.read())
+        print("ready", flush=True)
+        time.sleep(120)
+""")
+
+
+def big_segments(ws: Workspace, n: int, per: int) -> None:
+    filler = " ".join(f"filler{j}" for j in range(40))
+    for k in range(n):
+        archive(ws, units(f"B{k}", [f"bulk segment {k} line {i} ocelot{k} {filler}" for i in range(per)],
+                          day=f"2024-02-{1 + k % 28:02d}"), f"bulk-{k:03d}")
+
+
+def test_kill_in_the_middle_of_a_transaction_leaves_the_previous_state(ws: Workspace, tmp_path: Path):
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    write(ws, "notes/entities/kayak.md", note("Kayak", [rel1], ["- leaks (line 2)"]))
+    folder = index_folder(ws)
+    rebuild(ws)
+    with HI.SearchIndex.open(str(folder)) as idx:
+        previous = fingerprint(idx.conn)
+    db = folder / HI.DB_NAME
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    big_segments(ws, 20, 60)
+
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    child = subprocess.Popen([sys.executable, str(script), str(SANDBOX_BIN), str(ws.root), str(folder)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        journal = folder / (HI.DB_NAME + "-journal")
+        assert journal.is_file() and journal.stat().st_size > 0
+        assert hashlib.sha256(db.read_bytes()).hexdigest() != before  # the kill lands on a half-written file
+        # while the writer lives, a read-only open waits for it and then refuses; it never reads its pages
+        t0 = time.monotonic()
+        with pytest.raises(HI.IndexError_, match=r"cannot be read \(database is locked\).*hindex"):
+            HI.connect(str(folder), readonly=True)
+        assert time.monotonic() - t0 >= 4
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    assert child.returncode == -signal.SIGKILL
+
+    # the read view cannot roll the journal back: it must refuse, not read the half-written pages
+    with pytest.raises(HI.IndexError_, match="left mid-update by a writer that stopped: run hindex"):
+        conn = HI.connect(str(folder), readonly=True)
+        try:
+            conn.execute("SELECT count(*) FROM units").fetchone()
+        finally:
+            conn.close()
+    r = run([HSEARCH, "--notes", "0", "kayak"], cwd=ws.root)
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1, r
+    assert "left mid-update" in r.stderr and "hindex" in r.stderr and "Traceback" not in r.stderr
+
+    with HI.SearchIndex.open(str(folder)) as idx:  # a writer rolls the journal back
+        assert idx.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        fts_ok(idx.conn)
+        assert fingerprint(idx.conn) == previous
+        assert counts(idx.conn)["segments"] == 1
+        assert idx.conn.execute("SELECT count(*) FROM unit_text WHERE unit_text MATCH 'ocelot0'").fetchone() == (0,)
+    assert not (folder / (HI.DB_NAME + "-journal")).exists()
+    assert first(open_searcher_rank(ws, "kayak")) == (rel1, 2, "S1:2")
+
+    with HI.SearchIndex.open(str(folder)) as idx:  # the next sync completes it
+        assert idx.sync(str(ws.root)) == {"segments": 20, "notes": 1, "removed": 0}
+        assert counts(idx.conn) == {"segments": 21, "units": 3 + 20 * 60, "notes": 1, "note_lines": 1, "cites": 1}
+        assert idx.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    hits = matched(open_searcher_rank(ws, "ocelot7"))
+    assert sorted(uids(hits)) == sorted(f"B7:{i}" for i in range(1, 61))
+
+
+def open_searcher_rank(ws: Workspace, query: str):
+    with open_index(ws, readonly=True) as s:
+        return s.rank(query)
+
+
+def test_an_exception_inside_a_transaction_rolls_it_back(ws: Workspace):
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    rel2 = archive(ws, units("S2", SEG2), "second")
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:
+        with idx.transaction():
+            idx.add_segment(rel1, (ws.root / rel1).read_text())
+        previous = fingerprint(idx.conn)
+        with pytest.raises(RuntimeError, match="boom"), idx.transaction():
+            assert idx.add_segment(rel2, (ws.root / rel2).read_text()) is True
+            idx.put_note("notes/x.md", note("X", [rel2], ["- zeppelin (line 1)"]))
+            with idx.transaction():  # an inner block joins the outer transaction
+                idx.remove_note("notes/x.md")
+            raise RuntimeError("boom")
+        assert not idx.conn.in_transaction
+        assert fingerprint(idx.conn) == previous
+        assert HI.Searcher(idx.conn).rank("zeppelin") == []
+        with idx.transaction():  # and the segment indexes afterwards as if nothing happened
+            assert idx.add_segment(rel2, (ws.root / rel2).read_text()) is True
+        assert first(HI.Searcher(idx.conn).rank("zeppelin")) == (rel2, 1, "S2:1")
+
+
+# -- 3. read-only ------------------------------------------------------------------------------
+def indexed_ws(root: Path) -> tuple[Workspace, str]:
+    ws = Workspace.init(root)
+    rel1 = archive(ws, units("S1", SEG1), "first")
+    write(ws, "notes/entities/kayak.md", note("Kayak", [rel1], ["- leaks at the dock (line 2)"]))
+    rebuild(ws)
+    return ws, rel1
+
+
+def test_read_only_open_of_a_read_only_folder_searches_and_writes_nothing(tmp_path: Path):
+    ws, rel1 = indexed_ws(tmp_path / "ws")
+    folder = index_folder(ws)
+    db = folder / HI.DB_NAME
+    files = tree(folder)
+    assert list(files) == [HI.DB_NAME]
+    db.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        conn = HI.connect(str(folder), readonly=True)
+        try:
+            s = HI.Searcher(conn)
+            assert first(s.rank("kayak")) == (rel1, 2, "S1:2")
+            assert s.note_lines("leaks dock", 3) == [("notes/entities/kayak.md", 8, "- leaks at the dock (line 2)")]
+            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            for sql in ("INSERT INTO meta VALUES('x', 'y')", "DELETE FROM units",
+                        "INSERT INTO unit_text(rowid, body) VALUES(99, 'intruder')"):
+                with pytest.raises(sqlite3.OperationalError, match="readonly"):
+                    conn.execute(sql)
+        finally:
+            conn.close()
+        with open_index(ws, readonly=True) as s:
+            assert first(s.rank("basil")) == (rel1, 3, "S1:3")
+    finally:
+        folder.chmod(0o755)
+        db.chmod(0o644)
+    assert tree(folder) == files  # no -journal, -wal or -shm, and not one byte changed
+
+
+def test_read_only_open_on_a_read_only_bind(tmp_path: Path):
+    """The same open through a real read-only mount, where even root cannot write."""
+    require_backend("bwrap")
+    ws, rel1 = indexed_ws(tmp_path / "ws")
+    folder = index_folder(ws)
+    files = tree(folder)
+    probe = textwrap.dedent(f"""
+        import sys, sqlite3
+        sys.path.insert(0, {str(SANDBOX_BIN)!r})
+        import hormaindex as hi
+        conn = hi.connect({str(folder)!r}, readonly=True)
+        print([(h.path, h.lineno) for h in hi.Searcher(conn).rank("kayak")][:1])
+        try:
+            conn.execute("INSERT INTO meta VALUES('x', 'y')")
+        except sqlite3.OperationalError as exc:
+            print("refused:", exc)
+        try:
+            open({str(folder / "probe")!r}, "w")
+        except OSError as exc:
+            print("mount:", exc.strerror)
+    """)
+    r = subprocess.run(["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(folder), str(folder),
+                        sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [str([(rel1, 2)]), "refused: attempt to write a readonly database",
+                                     "mount: Read-only file system"]
+    assert tree(folder) == files
+
+
+def test_missing_index_says_how_to_build_it(tmp_path: Path):
+    ws = Workspace.init(tmp_path / "ws")
+    with pytest.raises(HI.IndexError_) as info:
+        HI.connect(str(index_folder(ws)), readonly=True)
+    assert "hindex" in str(info.value) and "--rebuild" in str(info.value)
+    assert not index_folder(ws).exists() or not any(index_folder(ws).iterdir())
+    with pytest.raises(WorkspaceError, match="--rebuild"), open_index(ws, readonly=True):
+        pass
+
+
+@pytest.mark.parametrize("name", ["ws#1", "ws?x=1", "ws%41b"])
+def test_read_only_open_of_a_folder_whose_name_looks_like_uri_syntax(tmp_path: Path, name: str):
+    ws, rel1 = indexed_ws(tmp_path / name)
+    with open_index(ws, readonly=True) as s:
+        assert first(s.rank("kayak")) == (rel1, 2, "S1:2")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no stray database beside it
+
+
+@pytest.fixture(params=[pytest.param(b, marks=getattr(pytest.mark, b)) for b in ISOLATED])
+def backend(request: pytest.FixtureRequest) -> str:
+    require_backend(request.param)
+    return request.param
+
+
+def test_hsearch_reads_and_hindex_cannot_write_in_the_read_view(tmp_path: Path, backend: str):
+    ws, rel1 = indexed_ws(tmp_path / "ws")
+    folder = index_folder(ws)
+    files = tree(folder)
+    with open_sandbox(ws.root, backend, "read", limits=Limits(timeout=20)) as box:
+        r = box.exec("hsearch -n 1 --notes 0 kayak dock")
+        want = f"{rel1}:2:S1:2 | 2023-01-02 10:02 | Bob: The kayak leaked near the dock\n"
+        assert (r.exit_code, r.output) == (0, want)
+        r = box.exec("hsearch -n 0 --notes 1 leaks dock")
+        assert r.exit_code == 0
+        assert r.output.splitlines()[-1] == "notes/entities/kayak.md:8:- leaks at the dock (line 2)"
+        r = box.exec("cd notes && hsearch -n 1 --notes 0 basil")  # from a subfolder too
+        assert (r.exit_code, r.output) == (0, f"{rel1}:3:S1:3 | 2023-01-02 10:03 | Ann: We planted basil seedlings\n")
+        write(ws, "notes/topics/late.md", note("Late", [rel1], ["- a gondola ride (line 1)"]))  # not indexed yet
+        r = box.exec("hindex")
+        assert r.exit_code == 1 and r.output.startswith("hindex: cannot update the index in /opt/horma/index: "), r
+        assert r.output.endswith("(run it in the write view)\n") and len(r.output.splitlines()) == 1, r.output
+        r = box.exec("hsearch --notes 3 gondola")
+        assert (r.exit_code, r.output) == (1, "no matches\n")
+    assert tree(folder) == files
+
+
+def test_hindex_works_in_the_write_view(tmp_path: Path, backend: str):
+    ws, rel1 = indexed_ws(tmp_path / "ws")
+    seg = rel1.split("/")[1]
+    body = f"- choir rehearsal after the bike repair (raw/{seg}/units.log:1)"
+    text = note("Choir", [rel1], [body])
+    with open_sandbox(ws.root, backend, "write", limits=Limits(timeout=20)) as box:
+        r = box.exec("mkdir -p notes/topics && cat > notes/topics/choir.md <<'EOF'\n" + text + "EOF")
+        assert r.exit_code == 0, r.output
+        r = box.exec("hindex")
+        assert (r.exit_code, r.output) == (
+            0, "indexed 0 new raw segment(s) and 2 note(s); dropped 0 deleted note(s)\n")
+        r = box.exec("hsearch -n 0 --notes 2 choir rehearsal")
+        assert (r.exit_code, r.output) == (0, f"notes/topics/choir.md:8:{body}\n")
+        assert box.exec("ls $HORMA_INDEX").output == f"{HI.DB_NAME}\n"
+    with open_index(ws, readonly=True) as s:  # the host reads what the sandbox wrote
+        assert s.note_lines("choir", 5) == [("notes/topics/choir.md", 8, body)]
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:  # and can still write it
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0}
+        assert cited(idx.conn, "notes/topics/choir.md") == {8: ["S1:1"]}
+
+
+# -- 4. routing through a note's citations -----------------------------------------------------
+ROUTE_SEG = ["We met at the old lighthouse cafe", "It rained the whole afternoon", "Then we drove home"]
+
+
+@pytest.mark.parametrize("form", ["line", "path"])
+def test_a_unit_reachable_only_through_a_note_citation(ws: Workspace, form: str):
+    rel1 = archive(ws, units("R1", ROUTE_SEG), "route")
+    archive(ws, units("R2", ["A quiet evening with tea", "Reading by the fire"]), "other")
+    cite = "(line 2)" if form == "line" else f"({rel1}:2)"
+    text = note("Trip log", [rel1], [f"- thunderstorm drenched the picnic {cite}", "- a mural of gulls"])
+    write(ws, "notes/entities/trip.md", text)
+    rebuild(ws)
+    raw = (ws.root / rel1).read_text().lower()
+    assert "thunderstorm" not in raw and "picnic" not in raw
+    q = "thunderstorm picnic"
+    with open_index(ws, readonly=True) as s:
+        conn = s.conn
+        routed = HI.Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank(q)
+        assert first(routed) == (rel1, 2, "R1:2")
+        assert [(h.path, h.lineno, h.uid) for h in matched(routed)] == [(rel1, 2, "R1:2")]
+        assert HI.Searcher(conn, layers=(), note_weights={"entities": 1.0}).rank(q) == []
+        assert HI.Searcher(conn, layers=("people",), note_weights={"entities": 1.0, "people": 1.0}).rank(q) == []
+        assert HI.Searcher(conn, layers=("entities",), note_weights={"entities": 0.0}).rank(q) == []
+        # a note line that matches but cites nothing routes nowhere
+        assert HI.Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank("mural gulls") == []
+
+
+def test_line_citations_need_a_note_with_one_source(ws: Workspace):
+    rel1 = archive(ws, units("R1", ROUTE_SEG), "route")
+    rel2 = archive(ws, units("R2", ["A quiet evening with tea", "Reading by the fire"]), "other")
+    seg2 = rel2.split("/")[1]
+    text = note("Both", [rel1, rel2], ["- thunderstorm (line 2)", f"- fireside novel (raw/{seg2}/units.log:2)"])
+    write(ws, "notes/entities/both.md", text)
+    rebuild(ws)
+    with open_index(ws, readonly=True) as s:
+        routed = HI.Searcher(s.conn, layers=("entities",), note_weights={"entities": 1.0})
+        assert routed.rank("thunderstorm") == []  # "(line 2)" of which source? neither
+        assert [(h.path, h.lineno) for h in matched(routed.rank("novel"))] == [(rel2, 2)]

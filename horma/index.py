@@ -58,6 +58,32 @@ def open_index(workspace: Workspace, readonly: bool = False) -> Iterator:
 
 
 def rebuild(workspace: Workspace, full: bool = True) -> dict:
-    """Index every raw segment and note (from scratch with ``full``), under the writer lock."""
-    with workspace.writer(), open_index(workspace) as idx:
-        return idx.sync(str(workspace.root), rebuild=full)
+    """Index every raw segment and note (from scratch with ``full``), under the writer lock.
+
+    A full rebuild replaces a file it cannot use (not a database, damaged, or
+    another index version) instead of failing on it: that is what it is for.
+    """
+    with workspace.writer():
+        folder = index_folder(workspace)
+        if full and _unusable(folder):
+            for name in (index_module().DB_NAME, index_module().DB_NAME + "-journal"):
+                (folder / name).unlink(missing_ok=True)
+        with open_index(workspace) as idx:
+            return idx.sync(str(workspace.root), rebuild=full)
+
+
+def _unusable(folder) -> bool:
+    """The index file exists but is not a database, fails SQLite's quick check, or is another version."""
+    hi = index_module()
+    if not (folder / hi.DB_NAME).is_file():
+        return False
+    try:
+        conn = hi.connect(str(folder))
+        try:
+            return conn.execute("PRAGMA quick_check").fetchone()[0] != "ok"
+        finally:
+            conn.close()
+    except hi.IndexError_:
+        return True  # another index version
+    except sqlite3.DatabaseError as exc:  # a busy or locked index is not a damaged one
+        return (exc.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)

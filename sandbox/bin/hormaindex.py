@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import hormatext as ht  # noqa: E402
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: years and unit_dates (date routing)
 ENV = "HORMA_INDEX"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -77,7 +77,20 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
     if readonly:
         if not os.path.isfile(path):
             raise IndexError_(f"no search index at {path} (run hindex in the write view, or horma index --rebuild)")
-        conn = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, isolation_level=None)
+        uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")  # a path, not URI syntax
+        if not os.path.isfile(path + "-journal"):
+            return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+        # A journal: a writer is mid-transaction or was killed in one, and the file may hold its
+        # half-written pages. An immutable open would read them; a plain read-only one honours the
+        # journal (waits for a live writer, refuses one that a killed writer left behind).
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            why = ("was left mid-update by a writer that stopped" if "readonly" in str(exc)
+                   else f"cannot be read ({exc})")
+            raise IndexError_(f"{path} {why}: run hindex in the write view, or horma index") from None
     else:
         os.makedirs(folder, exist_ok=True)
         conn = sqlite3.connect(path, isolation_level=None, timeout=30)

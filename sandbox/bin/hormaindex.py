@@ -385,10 +385,11 @@ EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their 
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
 LAYERS = ("people", "entities", "topics", "sessions", "timeline")
-# Measured on LoCoMo dev (docs/benchmarks.md, "note layers"): entity notes routing to the lines that
-# name the entity help a little; people, topic and session lines duplicate the raw text's words and
-# only dilute the ranking, so they lend nothing; session notes still count through the dates they anchor.
-NOTE_WEIGHTS = {"people": 0.0, "entities": 0.2, "topics": 0.0, "sessions": 0.0, "timeline": 0.0}
+# Measured on both dev splits (docs/benchmarks.md, "note layers"): words matched in note lines and
+# lent to the raw lines they cite dilute the ranking (people, topics, sessions: LoCoMo -0.01 to -0.15
+# at 300 tokens) or help LoCoMo a little and hurt LongMemEval (entities at 0.2: +0.008 / -0.015), so
+# no layer lends by its words by default; session notes count through the dates they anchor.
+NOTE_WEIGHTS = {"people": 0.0, "entities": 0.0, "topics": 0.0, "sessions": 0.0, "timeline": 0.0}
 
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

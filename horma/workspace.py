@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -157,8 +158,12 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
+@lru_cache(maxsize=1 << 16)
 def _yaml_str(value: str) -> str:
-    """``value`` as a YAML double-quoted scalar (JSON's escapes are a subset of YAML's)."""
+    """``value`` as a YAML double-quoted scalar (JSON's escapes are a subset of YAML's).
+
+    Memoised (a pure function): a note re-renders the same unit ids and paths each time it changes.
+    """
     out = json.dumps(value, ensure_ascii=False)
     if _YAML_UNSAFE.search(out):
         out = _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", out)

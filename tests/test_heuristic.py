@@ -141,6 +141,9 @@ def test_manager_writes_linked_notes_and_index(ws):
     assert f"- 2023-05-08 D1:1 ({seg}:1) Ada: Hey Bo! I adopted a cat named Pixel" in may.body
     clara = ws.read_note("notes/entities/clara/2023-06.md")
     assert clara.sources[0]["units"] == ["D2:3"]
+    lisbon = ws.read_note("notes/entities/lisbon.md")  # named once: one file holding its mention
+    assert lisbon.sources == [{"path": seg, "units": ["D1:3"]}] and not (ws.root / "notes/entities/lisbon").exists()
+    assert f"- 2023-05-08 D1:3 ({seg}:3) Ada: My apartment in Lisbon is small" in lisbon.body
     # every id a note cites exists, and its raw line is where the note says
     for rel in notes:
         note = ws.read_note(rel)
@@ -164,7 +167,7 @@ def test_manager_resumes_from_notes_on_disk(tmp_path):
     """A new process (fresh state) continues the notes the last one wrote instead of starting over."""
     ingest(tmp_path / "ws", range(0, 2))
     ws, stats = ingest(tmp_path / "ws", range(2, 3))  # a new Workspace object: a new notebook
-    assert stats[0]["units"] == 3 and stats[0]["files_written"] == 15
+    assert stats[0]["units"] == 3 and stats[0]["files_written"] == 19
     summary = ws.read_note("notes/entities/pixel.md")
     assert "2 mention(s)" in summary.body and summary.time == "2023-05-08 .. 2023-07-02"
     people = ws.read_note("notes/people/bo.md").body

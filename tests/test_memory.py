@@ -390,18 +390,21 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
     ws_root = tmp_path / "mem"
     with horma.Memory(ws_root, sandbox="local") as mem:
         mem.record(SESSION_1, slug="boat")
-        page = ws_root / "notes/people/ana/2024-01.md"
+        mem.record(SESSION_2, slug="trip")
+        page = ws_root / "notes/people/ana/2024-01.md"  # Ana spoke in two months: a summary and pages
+        porto = ws_root / "notes/entities/porto.md"  # named once: one file holding its mention
         summary = ws_root / "notes/people/ana.md"
         edited = page.read_text().replace("her name is Gull.", "her name is Gull. (she is blue)")
         page.write_text(edited + "- a line the user added by hand\n")
-        summary.write_text(summary.read_text().replace("# Ana", "# Ana (my friend from the marina)"))
-        later = units(3, "2024-01-20 10:00", [("Ana", "Gull needs new sails before spring.")])
+        porto.write_text(porto.read_text() + "- Porto: the user's own note\n")
+        later = units(3, "2024-01-20 10:00", [("Ana", "Gull needs new sails, the marina in Porto is full.")])
         mem.record(later, slug="sails")
     text = page.read_text()
     assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
-    assert "T3:1" in text and text.count("T1:1 (") == 1
-    assert text.index("by hand") < text.index("T3:1 (")
-    assert "3 mention(s)" in summary.read_text()  # the summary is generated from the counts it re-read
+    assert text.index("by hand") < text.index("T3:1 (") and text.count("T1:1 (") == 1
+    assert "4 mention(s)" in summary.read_text()  # generated from the counts it re-read: 2 + 1 + 1 new
+    inline = porto.read_text()
+    assert inline.index("the user's own note") < inline.index("T3:1 (") and "2 mention(s)" in inline
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):

@@ -128,12 +128,19 @@ class _Page:
         return cls(sources, body[start:], {(seg, uid) for seg, ids in sources.items() for uid in ids})
 
 
+INLINE_MENTIONS = 8  # a note keeps its mentions in itself up to this many, all in one month
+
+
 @dataclass
 class MentionNote:
-    """A person, entity or topic: a summary note plus one page per month of mentions.
+    """A person, entity or topic: its mentions, by month.
 
-    Pages keep a long memory cheap to update: a new segment rewrites the
-    summary and the current month's page, never the whole history.
+    A small note (up to ``INLINE_MENTIONS`` lines, all in one month: most
+    names are mentioned once) is one file listing its mentions. Past that it
+    becomes a summary with one page per month, which keeps a long memory cheap
+    to update: a new segment rewrites the summary and the current month's
+    page, never the whole history. Keeping small notes whole halves the files
+    (and folders) a segment of long, name-heavy turns creates.
     """
 
     path: str  # notes/<folder>/<slug>.md
@@ -144,6 +151,7 @@ class MentionNote:
     first: str = ""
     last: str = ""
     dirty: set[str] = field(default_factory=set)  # months changed since the last render
+    inline: bool = True  # the mentions are in the note itself (its one month's page is pages[month])
 
     def page_path(self, month: str) -> str:
         return f"{self.path[:-3]}/{month}.md"
@@ -155,9 +163,16 @@ class MentionNote:
                 self.counts[m.group(1)] = int(m.group(3))
         span = (note.time or "").split(" .. ")
         self.first, self.last = span[0], span[-1]
+        self.inline = not self.counts
+        if self.inline:  # the mentions are in this file: it is the page of its one month
+            page = _Page.parse(note)
+            if page.lines:
+                month = _month(self.first)
+                self.pages[month] = page
+                self.counts[month] = len(page.cited)
 
     def add(self, page: _Page, month: str, seg: str, line: str, uid: str, day: str) -> None:
-        """List one raw line on ``page`` (the month's, loaded by the caller), once."""
+        """List one raw line on ``page`` (the month's, from :meth:`NoteBook.page`), once."""
         if (seg, uid) in page.cited:
             return
         page.cited.add((seg, uid))
@@ -167,11 +182,21 @@ class MentionNote:
         self.first = min(self.first or day, day)
         self.last = max(self.last, day)
         self.dirty.add(month)
+        if self.inline and (len(self.counts) > 1 or self.counts[month] > INLINE_MENTIONS):
+            self.inline = False  # from now on a summary and pages: every month's page is written
+            self.dirty.update(self.counts)
 
     def render(self) -> dict[str, str]:
-        """The summary and the changed pages, by path."""
+        """The note and its changed pages, by path."""
         span = f"{self.first} .. {self.last}" if self.first != self.last else self.first
         total = sum(self.counts.values())
+        if self.inline:
+            page = next(iter(self.pages.values()), _Page())
+            body = (f"# {self.title}\n\n{self.kind}; {total} mention(s) from {span}.\n"
+                    "Mentions (each line: date, unit id, (raw file:line), speaker: words):\n\n" + "\n".join(page.lines))
+            sources = [{"path": p, "units": u} for p, u in page.sources.items()]
+            self.dirty.clear()
+            return {self.path: Note(self.path, self.title, body, time=span or None, sources=sources).render()}
         folder = self.path.rsplit("/", 1)[0] + "/"
         months = sorted(self.counts)
         rows = [f"- [{m}]({self.page_path(m).removeprefix(folder)}): {self.counts[m]} mention(s)" for m in months]
@@ -186,6 +211,10 @@ class MentionNote:
             out[rel] = Note(rel, f"{self.title}, {m}", body, time=m, sources=sources, links=[self.path]).render()
         self.dirty.clear()
         return out
+
+
+def _month(day: str) -> str:
+    return day[:7] if len(day) >= 7 else "undated"
 
 
 # -- the notebook: what one manager knows of a workspace's notes -----------------------
@@ -254,6 +283,8 @@ class NoteBook:
 
     def page(self, note: MentionNote, month: str) -> _Page:
         page = note.pages.get(month)
+        if note.inline:  # read with the note itself (whose freshness mention_note checked)
+            return page if page is not None else note.pages.setdefault(month, _Page())
         rel = note.page_path(month)
         if page is None or (month not in note.dirty and not self._fresh(rel)):
             on_disk = self._read(rel)

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> dict:
     budgets = [int(b) for b in str(args.budget).split(",")]
     if any(b <= 0 for b in budgets):
         raise DatasetError("--budget must be positive")
-    layers = None if args.layers == "all" else tuple(x for x in args.layers.split(",") if x and x != "none")
+    layers = None if args.layers == "default" else tuple(x for x in args.layers.split(",") if x and x != "none")
     scores = {(m, b): Score() for m in methods for b in budgets}
     ingest_turns, ingest_s = 0, 0.0
     skipped: dict[str, str] = {}
@@ -224,9 +224,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="sandbox for the manager and navigator")
     p.add_argument("--methods", default=",".join(ALL_METHODS), help="comma list of horma,bm25,dense,hybrid")
     p.add_argument("--categories", default="2,4,5", help="LoCoMo categories to ask (default 2,4,5)")
-    p.add_argument("--layers", default="all",
-                   help="note layers hsearch routes through: all (its default), none (raw lines only), or a comma "
-                        "list of people,entities,topics,sessions,timeline (for ablations)")
+    p.add_argument("--layers", default="default",
+                   help="note layers hsearch routes through: default (its own: dates), none (raw lines only), all, "
+                        "or a comma list of dates,people,entities,topics,sessions,timeline (for ablations)")
     p.add_argument("--cut", type=int, default=0,
                    help="stop at lines scoring below PCT percent of the best one (0: fill the budget)")
     p.add_argument("--workdir", default="", help="keep the workspaces here (default: a temporary folder)")

@@ -384,12 +384,15 @@ DATE_WEIGHT = 1.0
 EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
-LAYERS = ("people", "entities", "topics", "sessions", "timeline")
-# Measured on both dev splits (docs/benchmarks.md, "note layers"): words matched in note lines and
-# lent to the raw lines they cite dilute the ranking (people, topics, sessions: LoCoMo -0.01 to -0.15
-# at 300 tokens) or help LoCoMo a little and hurt LongMemEval (entities at 0.2: +0.008 / -0.015), so
-# no layer lends by its words by default; session notes count through the dates they anchor.
-NOTE_WEIGHTS = {"people": 0.0, "entities": 0.0, "topics": 0.0, "sessions": 0.0, "timeline": 0.0}
+# Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
+# units the note line cites; the folder names lend a matching note line's score to the units it cites.
+# Measured on both dev splits (docs/benchmarks.md, "note layers"): dates help LoCoMo's dated questions
+# and change nothing where no question names a date; lending words dilutes the ranking (people,
+# topics, sessions: LoCoMo -0.01 to -0.15 at 300 tokens) or helps LoCoMo a little and hurts
+# LongMemEval (entities: +0.008 / -0.015), so only dates are on by default.
+LAYERS = ("dates", "people", "entities", "topics", "sessions", "timeline")
+DEFAULT_LAYERS = ("dates",)
+LEND_WEIGHT = 0.2
 
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -479,11 +482,12 @@ def _ids(ids) -> str:
 class Searcher:
     """Ranks raw lines for a query; reads only the postings the query's words match."""
 
-    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = LAYERS,
+    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS,
                  note_weights: dict[str, float] | None = None):
         self.conn = conn
         self.layers = layers
-        self.weights = dict(NOTE_WEIGHTS, **(note_weights or {}))
+        self.weights = {k: LEND_WEIGHT for k in LAYERS if k != "dates"}
+        self.weights.update(note_weights or {})
         self._actor_words: dict[str, str] | None = None
 
     def actor_words(self) -> dict[str, str]:
@@ -588,7 +592,7 @@ class Searcher:
         for lo, hi in _ranges(dates, years):
             out.update(r[0] for r in self.conn.execute(
                 "SELECT id FROM units WHERE time >= ? AND time < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
-            if "sessions" in self.layers:  # dates the notes anchored ("yesterday = 7 May 2023") cite units too
+            if "dates" in self.layers:  # dates the notes anchored ("yesterday = 7 May 2023") cite units too
                 out.update(r[0] for r in self.conn.execute(
                     "SELECT unit FROM unit_dates WHERE day >= ? AND day < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
         return out

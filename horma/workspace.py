@@ -349,6 +349,7 @@ class Workspace:
         self.root = Path(root).resolve()
         self._ids_by_file: dict[Path, frozenset[str]] = {}
         self._seen_files: list[Path] | None = None
+        self._raw_sig: tuple[int, int] | None = None
         self._ids: set[str] = set()
 
     # -- layout ---------------------------------------------------------------
@@ -426,11 +427,33 @@ class Workspace:
                     if unit is not None:
                         yield RawLine(rel, i, unit)
 
+    def segment_files(self) -> list[Path]:
+        """:meth:`raw_files`, listed again only when ``raw/`` changed (see :meth:`unit_ids`)."""
+        self.unit_ids()
+        return list(self._seen_files) if self._seen_files is not None else self.raw_files()
+
+    def raw_signature(self) -> tuple[int, int] | None:
+        """``raw/``'s (mtime, link count): it changes whenever a segment folder is added.
+
+        Every segment is a folder in ``raw/``, so adding one bumps the link
+        count even within one mtime tick; one stat tells a caller whether the
+        archive grew instead of listing thousands of folders per record.
+        """
+        try:
+            st = os.stat(self.root / RAW_DIR)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_nlink
+
     def unit_ids(self) -> set[str]:
         """Ids of every archived unit, seeing segments other processes added since the last call.
 
-        Units files never change once written, so only files not seen before are read.
+        Units files never change once written, so only files not seen before
+        are read; while ``raw/`` is unchanged (:meth:`raw_signature`) nothing is listed.
         """
+        sig = self.raw_signature()
+        if sig is not None and sig == self._raw_sig:
+            return self._ids
         files = self.raw_files()
         if files != self._seen_files:
             self._ids_by_file = {
@@ -442,7 +465,17 @@ class Workspace:
             }
             self._ids = set().union(*self._ids_by_file.values())
             self._seen_files = files
+        self._raw_sig = sig if self._complete(sig) else None
         return self._ids
+
+    def _complete(self, sig: tuple[int, int] | None) -> bool:
+        """Whether every folder in ``raw/`` had its units file when listed (none was mid-archive).
+
+        Only then may ``sig`` stand for what was read: a units file renamed into
+        its folder later does not change ``raw/``. File systems that do not
+        count subfolders in a folder's links (btrfs) never match: they list.
+        """
+        return sig is not None and self._seen_files is not None and len(self._seen_files) == sig[1] - 2
 
     def archive(self, units: Iterable[Unit], slug: str, time: str | None = None) -> str | None:
         """Archive units not yet archived into a new segment; return its path or None.
@@ -473,7 +506,16 @@ class Workspace:
         seg.mkdir(parents=True, exist_ok=True)
         atomic_write(seg / UNITS_FILE, "".join(u.line() + "\n" for u in new), mode=0o444)
         self._ids_by_file[seg / UNITS_FILE] = frozenset(u.id for u in new)
-        self._seen_files = None
+        if known is self._ids and self._seen_files is not None and self._raw_sig is not None:
+            # raw/ was as we knew it until this archive (callers hold the writer lock): note the
+            # new segment instead of listing raw/ again on the next call
+            self._ids.update(self._ids_by_file[seg / UNITS_FILE])
+            self._seen_files = sorted([*self._seen_files, seg / UNITS_FILE])
+            sig = self.raw_signature()
+            self._raw_sig = sig if self._complete(sig) else None
+        else:
+            self._seen_files = None
+            self._raw_sig = None
         return self.rel(seg / UNITS_FILE)
 
     # -- notes ----------------------------------------------------------------

@@ -24,7 +24,7 @@ from horma.resources import SANDBOX_BIN
 from horma.sandbox import View, check_backends, open_sandbox
 from horma.tokens import count_tokens
 from horma.index import open_index
-from horma.workspace import Note, Unit, Workspace, parse_note, parse_raw_line
+from horma.workspace import Note, Unit, Workspace, file_sig, parse_note, parse_raw_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -186,6 +186,28 @@ def test_manager_options_from_skills(tmp_path):
     assert "- Ada: 2023-05-08 D1:5 (" in state and "- Bo: 2023-05-08 D1:4 (" in state
     body = ws.read_note(next(n for n in notes if "/sessions/" in n)).body
     assert "My apartment in Lisbon is small, and cats are fine on their own." in body
+
+
+def test_long_timelines_are_paged_by_year(tmp_path, monkeypatch):
+    """Past TIMELINE_INLINE segments a segment rewrites one year's page, not the whole history."""
+    import horma.agents.heuristic_manager as hm
+
+    monkeypatch.setattr(hm, "TIMELINE_INLINE", 2)
+    ws, _ = ingest(tmp_path / "ws")
+    summary = ws.read_note("notes/timeline.md")
+    assert "- [2023](timeline/2023.md): 3 segment(s)" in summary.body and summary.links == ["notes/timeline/2023.md"]
+    page = ws.read_note("notes/timeline/2023.md").body
+    assert page.index("2023-05-08") < page.index("2023-06-20") < page.index("2023-07-02")
+    later = [Unit("D4:1", "2024-01-05 10:00", "Ada", "Pixel turned one today.")]
+    before = file_sig(ws.root / "notes/timeline/2023.md")
+    ws = Workspace(ws.root)  # a new notebook: it reads the paged timeline back
+    with ws.writer():
+        manage(ws, ws.archive(later, "chat-4", later[0].time), later)
+    assert file_sig(ws.root / "notes/timeline/2023.md") == before  # the 2023 page was left alone
+    assert "D4:1" in ws.read_note("notes/timeline/2024.md").body
+    summary = ws.read_note("notes/timeline.md")
+    assert "4 raw segments from 2023-05-08 .. 2024-01-05" in summary.body and "[2024]" in summary.body
+    assert "4 segment(s), 2023-05-08 .. 2024-01-05" in (ws.root / "INDEX.md").read_text()
 
 
 # -- the helpers -----------------------------------------------------------------

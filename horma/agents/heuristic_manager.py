@@ -37,6 +37,7 @@ defaults below apply to options it does not set.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import time
@@ -217,6 +218,107 @@ def _month(day: str) -> str:
     return day[:7] if len(day) >= 7 else "undated"
 
 
+TIMELINE_INLINE = 200  # segments notes/timeline.md lists itself; past that, one page per year
+TIMELINE_HEAD = "One line per raw segment: time, file, units, key phrases."
+_SEGMENT_IN_LINE = re.compile(r" (raw/\S+/units\.log) ")
+_YEAR_ROW = re.compile(r"^- \[(\d{4}|undated)\]\(\S+\): (\d+) segment")
+
+
+def _year(line: str) -> str:
+    """The year of a timeline line ``- <time> <segment> (...)``."""
+    y = line[2:6]
+    return y if y.isdigit() else "undated"
+
+
+@dataclass
+class TimelineNote:
+    """``notes/timeline.md``: one dated line per segment, oldest first.
+
+    Up to ``TIMELINE_INLINE`` segments it is one file; past that it lists the
+    years and each year is a page ``notes/timeline/<year>.md``, so a segment
+    rewrites one year, not a history of thousands of lines (that made long
+    ingests quadratic).
+    """
+
+    path: str = f"{NOTES_DIR}/timeline.md"
+    counts: dict[str, int] = field(default_factory=dict)  # year -> segments
+    pages: dict[str, list[str]] = field(default_factory=dict)  # year -> its lines, sorted (loaded years only)
+    segments: set[str] = field(default_factory=set)  # segments of the loaded years
+    first: str = ""
+    last: str = ""
+    paged: bool = False
+    dirty: set[str] = field(default_factory=set)
+
+    def page_path(self, year: str) -> str:
+        return f"{self.path[:-3]}/{year}.md"
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def load(self, note: Note | None) -> None:
+        if note is None:
+            return
+        body = note.body.splitlines()
+        rows = [m for ln in body if (m := _YEAR_ROW.match(ln))]
+        if rows:
+            self.paged = True
+            self.counts = {m.group(1): int(m.group(2)) for m in rows}
+            span = (note.time or "").split(" .. ")
+            self.first, self.last = span[0], span[-1]
+        else:
+            self.load_page(None, [ln for ln in body if ln.startswith("- ")])
+
+    def load_page(self, year: str | None, lines: list[str]) -> None:
+        """Take ``lines`` (a year's page, or with ``year`` None the whole inline timeline)."""
+        for ln in lines:
+            y = year or _year(ln)
+            self.pages.setdefault(y, []).append(ln)
+            if year is None:
+                self.counts[y] = self.counts.get(y, 0) + 1
+            m = _SEGMENT_IN_LINE.search(ln)
+            if m:
+                self.segments.add(m.group(1))
+            day = ln.split()[1] if len(ln.split()) > 1 else ""
+            self.first = min(self.first or day, day)
+            self.last = max(self.last, day)
+
+    def add(self, segment: str, line: str) -> None:
+        """List a segment once, in time order (``line`` starts with its time)."""
+        if segment in self.segments:
+            return
+        year = _year(line)
+        page = self.pages.setdefault(year, [])
+        bisect.insort(page, line)
+        self.segments.add(segment)
+        self.counts[year] = self.counts.get(year, 0) + 1
+        day = line.split()[1]
+        self.first = min(self.first or day, day)
+        self.last = max(self.last, day)
+        self.dirty.add(year)
+        if not self.paged and self.total > TIMELINE_INLINE:
+            self.paged = True
+            self.dirty.update(self.counts)
+
+    def render(self) -> dict[str, str]:
+        if not self.paged:
+            lines = [ln for y in sorted(self.pages) for ln in self.pages[y]]
+            self.dirty.clear()
+            return {self.path: Note(self.path, "Timeline", f"# Timeline\n\n{TIMELINE_HEAD}\n\n" + "\n".join(lines)).render()}
+        years = sorted(self.counts)
+        rows = [f"- [{y}]({self.page_path(y).removeprefix(NOTES_DIR + '/')}): {self.counts[y]} segment(s)" for y in years]
+        out = {self.path: Note(self.path, "Timeline",
+                               f"# Timeline\n\n{self.total} raw segments from {self.first} .. {self.last}, "
+                               "one page per year.\n\n" + "\n".join(rows),
+                               time=f"{self.first} .. {self.last}", links=[self.page_path(y) for y in years]).render()}
+        for y in sorted(self.dirty):
+            rel = self.page_path(y)
+            out[rel] = Note(rel, f"Timeline, {y}", f"# Timeline, {y}\n\n{TIMELINE_HEAD}\n\n" + "\n".join(self.pages[y]),
+                            time=y, links=[self.path]).render()
+        self.dirty.clear()
+        return out
+
+
 # -- the notebook: what one manager knows of a workspace's notes -----------------------
 class NoteBook:
     """The heuristic manager's view of one workspace's notes, kept between segments by one Manager.
@@ -236,9 +338,10 @@ class NoteBook:
         self.sigs: dict[str, FileSig | None] = {}  # note -> its signature when last read or written
         self.checked: set[str] = set()  # notes found fresh during the current segment
         self.mentions: dict[str, MentionNote] = {}
-        self.timeline: list[str] | None = None
+        self._timeline: TimelineNote | None = None
         self.counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
         self._known: KnownNames | None = None
+        self._people: set[str] | None = None
         self._latest: dict[str, dict[str, str]] | None = None  # "people"/"names" -> name -> latest mention
 
     # -- freshness -----------------------------------------------------------
@@ -268,8 +371,15 @@ class NoteBook:
     def known(self) -> KnownNames:
         """Entity names seen before; on first use, the titles of the entity notes on disk."""
         if self._known is None:
-            self._known = KnownNames(_entity_titles(self.ws))
+            self._known = KnownNames(_titles(self.ws, "entities"))
         return self._known
+
+    @property
+    def people(self) -> set[str]:
+        """Everyone who spoke: on first use, the titles of the people notes on disk."""
+        if self._people is None:
+            self._people = _titles(self.ws, "people")
+        return self._people
 
     def mention_note(self, folder: str, name: str, kind: str) -> MentionNote:
         rel = note_path(folder, name)
@@ -291,12 +401,20 @@ class NoteBook:
             page = note.pages[month] = _Page.parse(on_disk) if on_disk is not None else _Page()
         return page
 
-    def timeline_lines(self) -> list[str]:
-        rel = f"{NOTES_DIR}/timeline.md"
-        if self.timeline is None or not self._fresh(rel):
-            on_disk = self._read(rel)
-            self.timeline = [ln for ln in on_disk.body.splitlines() if ln.startswith("- ")] if on_disk else []
-        return self.timeline
+    def timeline(self, year: str | None = None) -> TimelineNote:
+        """The timeline, fresh from disk if it changed; with ``year``, that year's page loaded too."""
+        t = self._timeline
+        if t is None or not self._fresh(t.path):
+            t = self._timeline = TimelineNote()
+            t.load(self._read(t.path))
+        if year is not None and t.paged and year not in t.dirty:
+            rel = t.page_path(year)
+            if year not in t.pages or not self._fresh(rel):
+                on_disk = self._read(rel)
+                stale = t.pages.pop(year, [])
+                t.segments.difference_update(m.group(1) for ln in stale if (m := _SEGMENT_IN_LINE.search(ln)))
+                t.load_page(year, [ln for ln in on_disk.body.splitlines() if ln.startswith("- ")] if on_disk else [])
+        return t
 
     def latest(self) -> dict[str, dict[str, str]]:
         rel = f"{NOTES_DIR}/state.md"
@@ -319,10 +437,10 @@ class NoteBook:
             self.counts.setdefault(parts[1], set()).add(parts[2])
 
 
-def _entity_titles(ws: Workspace) -> set[str]:
-    """Names of the entity notes already on disk (their title line), so a new Manager still finds them."""
+def _titles(ws: Workspace, folder: str) -> set[str]:
+    """Titles of the notes in ``notes/<folder>/`` (their title line), so a new Manager still knows them."""
     out = set()
-    for p in (ws.root / NOTES_DIR / "entities").glob("*.md"):
+    for p in (ws.root / NOTES_DIR / folder).glob("*.md"):
         with p.open(encoding="utf-8") as fh:
             for line in (fh.readline(), fh.readline()):
                 if line.startswith("title: "):
@@ -385,11 +503,6 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
                 time=when, sources=[{"path": seg, "units": [u.id for u in units]}], links=links)
 
 
-def timeline_note(lines: list[str]) -> Note:
-    return Note(f"{NOTES_DIR}/timeline.md", "Timeline",
-                "# Timeline\n\nOne line per raw segment: time, file, units, key phrases.\n\n" + "\n".join(lines))
-
-
 def _parse_state(body: str) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {"people": {}, "names": {}}
     section = None
@@ -420,14 +533,12 @@ def state_note(latest: dict[str, dict[str, str]], facts: SegmentFacts) -> Note:
                 + "\n\n## Names\n" + "\n".join(names), time=last, links=["notes/timeline.md"])
 
 
-def index_md(counts: dict[str, int], timeline: list[str], actors: list[str]) -> str:
-    span = ""
-    if timeline:
-        span = f"{timeline[0].split()[1]} .. {timeline[-1].split()[1]}"
+def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) -> str:
+    span = f"{timeline.first} .. {timeline.last}" if timeline.total else ""
     folders = "\n".join(f"- `notes/{k}/` {v} note(s)" for k, v in sorted(counts.items()))
     return (
         "# INDEX\n\n"
-        f"Memory of {', '.join(actors) or 'this workspace'}; {len(timeline)} segment(s), {span}.\n\n"
+        f"Memory of {', '.join(actors) or 'this workspace'}; {timeline.total} segment(s), {span}.\n\n"
         "- `raw/<time>__<slug>/units.log`: the exact archive, one line per unit `ID | time | actor: text`.\n"
         "- `notes/timeline.md`: one line per segment, oldest first, with its key phrases.\n"
         "- `notes/sessions/`: per segment: date, participants, key phrases, one line per turn (id, raw line).\n"
@@ -446,14 +557,16 @@ def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any])
         links = ["notes/timeline.md"] + [r for r in files if r.count("/") == 2 and "/entities/" in r][:SESSION_LINKS]
         s = session_note(facts, links, opts)
         files[s.path] = s.render()
-    timeline = book.timeline_lines()
-    if units and not any(f" {seg} " in t for t in timeline):
-        timeline.append(f"- {units[0].time} {seg} ({len(units)} units {units[0].id} .. {units[-1].id}): "
-                        f"{', '.join(facts.phrases[:8])}")
-        timeline.sort()
+    timeline = book.timeline()
+    if units:
+        line = (f"- {units[0].time} {seg} ({len(units)} units {units[0].id} .. {units[-1].id}): "
+                f"{', '.join(facts.phrases[:8])}")
+        timeline = book.timeline(_year(line))
+        timeline.add(seg, line)
     if opts["timeline"]:
-        t = timeline_note(timeline)
-        files[t.path] = t.render()
+        files.update(timeline.render())
+    else:
+        timeline.dirty.clear()
     if opts["track_state"] and units:
         s = state_note(book.latest(), facts)
         files[s.path] = s.render()
@@ -462,9 +575,8 @@ def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any])
         parts = rel.split("/")
         if len(parts) == 3:
             counts.setdefault(parts[1], set()).add(parts[2])
-    people = {m.title for r, m in book.mentions.items() if r.startswith(f"{NOTES_DIR}/people/")}
-    files[INDEX_FILE] = index_md({k: len(v) for k, v in counts.items()}, timeline,
-                                 sorted(people | set(facts.actors)))
+    book.people.update(facts.actors)
+    files[INDEX_FILE] = index_md({k: len(v) for k, v in counts.items()}, timeline, sorted(book.people))
     return files
 
 

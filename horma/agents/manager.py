@@ -90,6 +90,7 @@ class Manager(SandboxedAgent):
         self._organized: set[str] = set()
         self._log_offset = 0
         self._rels: dict = {}  # raw units file -> its workspace path (resolving it each record is slow)
+        self._settled: set[str] = set()  # segments known to be organized (the log says so)
 
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
@@ -104,10 +105,16 @@ class Manager(SandboxedAgent):
 
     def organized_segments(self) -> set[str]:
         """Segments the log says a policy finished; read incrementally, since the log only grows."""
+        return set(self._read_log())
+
+    def _read_log(self) -> set[str]:
+        """The log's new complete lines folded into the set of organized segments (which is returned)."""
         path = self.workspace.meta / INGEST_LOG
-        if not path.is_file():
-            return set(self._organized)
-        with path.open("rb") as fh:
+        try:
+            fh = path.open("rb")
+        except FileNotFoundError:
+            return self._organized
+        with fh:
             fh.seek(self._log_offset)
             chunk = fh.read()
         complete = chunk[: chunk.rfind(b"\n") + 1]
@@ -119,17 +126,29 @@ class Manager(SandboxedAgent):
                 continue  # a line torn by a kill
             if isinstance(record, dict) and record.get("event") == "organized":
                 self._organized.add(record.get("segment"))
-        return set(self._organized)
+        return self._organized
 
     def pending_segments(self) -> list[str]:
-        """Archived segments no policy has finished with (their run was cut off)."""
-        done = self.organized_segments()
+        """Archived segments no policy has finished with (their run was cut off).
+
+        Costs one stat of ``raw/`` and a length check while every segment is
+        known to be organized: a long ingest must not list the whole archive
+        on every record.
+        """
+        done = self._read_log()
+        files = self.workspace.segment_files()
+        if len(files) == len(self._settled):
+            return []
         out = []
-        for f in self.workspace.raw_files():
+        for f in files:
             rel = self._rels.get(f)
             if rel is None:
                 rel = self._rels[f] = self.workspace.rel(f)
-            if rel not in done:
+            if rel in self._settled:
+                continue
+            if rel in done:
+                self._settled.add(rel)
+            else:
                 out.append(rel)
         return out
 
@@ -171,6 +190,8 @@ class Manager(SandboxedAgent):
         units = self.segment_units(seg)
         calls = self.impl.organize(self, seg, units)
         self._log("organized", seg, units=len(units), policy=self.policy)
+        self._organized.add(seg)
+        self._settled.add(seg)
         return calls
 
     def heuristic_options(self) -> dict:

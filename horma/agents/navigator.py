@@ -25,7 +25,7 @@ from horma.workspace import RAW_DIR, parse_raw_line
 STOPWORDS = index_module().ht.STOPWORDS
 
 HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
-PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap
+PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap (about 200 --refs rows)
 MIN_ROOM = 8  # below this many tokens no turn fits: stop searching
 MAX_PAGES = 50
 GREP_TERMS = 12
@@ -50,7 +50,10 @@ def _more(output: str) -> int | None:
 
 
 def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tuple[str, int]]) -> dict[str, list[int]]:
-    """Greedily take ranked lines that fit the room left, costed as the context will render them."""
+    """Greedily take ranked lines that fit the room left, costed as the context will render them.
+
+    A row is either a raw line (costed here) or, from ``hsearch --refs``, its cost in tokens.
+    """
     room = context.room
     segments = {item.path for item in context.items}
     chosen: dict[str, list[int]] = {}
@@ -58,10 +61,14 @@ def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tupl
         if (path, num) in seen:
             continue
         seen.add((path, num))
-        unit = parse_raw_line(line)
-        if unit is None:
-            continue
-        cost = count_tokens(f"{unit.id} {unit.actor}: {unit.text}") + (0 if path in segments else HEADER_COST)
+        if line.isdigit():
+            cost = int(line)
+        else:
+            unit = parse_raw_line(line)
+            if unit is None:
+                continue
+            cost = count_tokens(f"{unit.id} {unit.actor}: {unit.text}")
+        cost += 0 if path in segments else HEADER_COST
         if cost <= room:
             room -= cost
             segments.add(path)
@@ -122,7 +129,7 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
     for _ in range(MAX_PAGES):
         if context.room < MIN_ROOM:
             break
-        cmd = (f"hsearch --budget {context.room} --max-chars {PAGE_CHARS} --notes 0 {route}--skip {skip} -n 0 -- "
+        cmd = (f"hsearch --refs --budget {context.room} --max-chars {PAGE_CHARS} {route}--skip {skip} -n 0 -- "
                f"{shlex.quote(context.query)}")
         res = sandbox.exec(cmd)
         trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,

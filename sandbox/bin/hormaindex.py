@@ -289,6 +289,10 @@ class SearchIndex:
             gone = self.indexed_notes() - seen
             for rel in sorted(gone):
                 self.remove_note(rel)
+        if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
+            for fts in ("unit_text", "note_text"):
+                self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+            self.conn.execute("VACUUM")
         return {"segments": segments, "notes": len(seen), "removed": len(gone)}
 
 

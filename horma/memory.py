@@ -5,9 +5,11 @@
     ctx = mem.recall("When did Priya adopt her cat?", budget=1000)
     ctx.text, ctx.items, ctx.tokens, ctx.trace
 
-The manager and the retriever keep one sandbox session each, opened on first
-use and closed by :meth:`Memory.close` (or the ``with`` block), so a record or
-recall costs sandbox commands, not sandbox starts.
+The manager and the retriever are picked by policy name from the registries
+in :mod:`horma.agents.policies`. Each keeps at most one sandbox session,
+opened on first use and closed by :meth:`Memory.close` (or the ``with``
+block), so a record or recall costs sandbox commands, not sandbox starts. The
+default heuristic manager needs none: it writes notes in code on the host.
 """
 
 from __future__ import annotations

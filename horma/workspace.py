@@ -16,6 +16,7 @@ crash could leave out of step.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import json
 import os
@@ -510,7 +511,7 @@ class Workspace:
             # raw/ was as we knew it until this archive (callers hold the writer lock): note the
             # new segment instead of listing raw/ again on the next call
             self._ids.update(self._ids_by_file[seg / UNITS_FILE])
-            self._seen_files = sorted([*self._seen_files, seg / UNITS_FILE])
+            bisect.insort(self._seen_files, seg / UNITS_FILE)
             sig = self.raw_signature()
             self._raw_sig = sig if self._complete(sig) else None
         else:

@@ -24,11 +24,12 @@ What it writes for each new raw segment:
 - ``notes/sessions/<segment>.md``: date, participants, key phrases, one line per
   turn (a gist, or the verbatim text with ``verbatim_quotes``) citing unit ids
   and raw line numbers ``(line N)``, and relative dates anchored to the session date;
-- ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: a summary, and
-  one page per month listing every raw line that mentions the person or named
-  thing as ``date id (raw/<seg>/units.log:N) speaker: words``;
+- ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: every raw line
+  that mentions the person or named thing as
+  ``date id (raw/<seg>/units.log:N) speaker: words``; in the note itself while
+  it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``);
 - ``notes/topics/<topic>.md``: the same for lines about family, work, hobbies, ...;
-- ``notes/timeline.md``: one dated line per segment; ``INDEX.md``;
+- ``notes/timeline.md``: one dated line per segment (paged by year once long); ``INDEX.md``;
 - ``notes/state.md`` with ``track_state``: when each person and name was last seen.
 
 Options come from the skill library (``horma.skills.heuristic_options``); the
@@ -108,7 +109,8 @@ def note_path(folder: str, name: str) -> str:
 
 
 # -- mention notes ---------------------------------------------------------------
-_PAGE_ROW = re.compile(r"^- \[(\d{4}-\d{2}|undated)\]\((\S+)\): (\d+) mention")
+_PAGE_REF = re.compile(r"\[(\d{4}-\d{2}|undated)\]\((\S+?)\):? (\d+)")  # "[2023-05](x/2023-05.md) 12"
+SUMMARY_LINKS = 12  # a summary links its latest pages; its rows (one per year) name them all
 
 
 @dataclass
@@ -140,8 +142,10 @@ class MentionNote:
     names are mentioned once) is one file listing its mentions. Past that it
     becomes a summary with one page per month, which keeps a long memory cheap
     to update: a new segment rewrites the summary and the current month's
-    page, never the whole history. Keeping small notes whole halves the files
-    (and folders) a segment of long, name-heavy turns creates.
+    page, never the whole history. The summary has one row per year and links
+    its latest ``SUMMARY_LINKS`` pages, so it stays small over decades.
+    Keeping small notes whole halves the files (and folders) a segment of
+    long, name-heavy turns creates.
     """
 
     path: str  # notes/<folder>/<slug>.md
@@ -153,15 +157,27 @@ class MentionNote:
     last: str = ""
     dirty: set[str] = field(default_factory=set)  # months changed since the last render
     inline: bool = True  # the mentions are in the note itself (its one month's page is pages[month])
+    _rows: dict[str, str] = field(default_factory=dict, repr=False)  # year -> its summary row, while valid
+    _by_year: dict[str, list[str]] = field(default_factory=dict, repr=False)  # year -> its months, sorted
 
     def page_path(self, month: str) -> str:
         return f"{self.path[:-3]}/{month}.md"
 
+    def _row(self, year: str, months: list[str]) -> str:
+        """The summary's row for one year, rebuilt only when one of its months changed."""
+        row = self._rows.get(year)
+        if row is None:
+            folder = self.path.rsplit("/", 1)[0] + "/"
+            row = self._rows[year] = (
+                f"- {year}: {sum(self.counts[m] for m in months)} mention(s): "
+                + ", ".join(f"[{m}]({self.page_path(m).removeprefix(folder)}) {self.counts[m]}" for m in months))
+        return row
+
     def load_summary(self, note: Note) -> None:
         for line in note.body.splitlines():
-            m = _PAGE_ROW.match(line)
-            if m:
-                self.counts[m.group(1)] = int(m.group(3))
+            if line.startswith("- "):
+                for m in _PAGE_REF.finditer(line):
+                    self.counts[m.group(1)] = int(m.group(3))
         span = (note.time or "").split(" .. ")
         self.first, self.last = span[0], span[-1]
         self.inline = not self.counts
@@ -179,6 +195,8 @@ class MentionNote:
         page.cited.add((seg, uid))
         page.sources.setdefault(seg, []).append(uid)
         page.lines.append(line)
+        if month not in self.counts:
+            bisect.insort(self._by_year.setdefault(_year_of(month), []), month)
         self.counts[month] = self.counts.get(month, 0) + 1
         self.first = min(self.first or day, day)
         self.last = max(self.last, day)
@@ -198,20 +216,40 @@ class MentionNote:
             sources = [{"path": p, "units": u} for p, u in page.sources.items()]
             self.dirty.clear()
             return {self.path: Note(self.path, self.title, body, time=span or None, sources=sources).render()}
-        folder = self.path.rsplit("/", 1)[0] + "/"
-        months = sorted(self.counts)
-        rows = [f"- [{m}]({self.page_path(m).removeprefix(folder)}): {self.counts[m]} mention(s)" for m in months]
+        by_year = self._by_year
+        if sum(len(ms) for ms in by_year.values()) != len(self.counts):  # counts read from disk: group them
+            by_year.clear()
+            self._rows.clear()
+            for m in sorted(self.counts):
+                by_year.setdefault(_year_of(m), []).append(m)
+        for m in self.dirty:
+            self._rows.pop(_year_of(m), None)
+        years = sorted(by_year)
+        rows = [self._row(y, by_year[y]) for y in years]
+        recent: list[str] = []
+        for y in reversed(years):
+            recent[:0] = by_year[y][-(SUMMARY_LINKS - len(recent)):]
+            if len(recent) >= SUMMARY_LINKS:
+                break
         body = (f"# {self.title}\n\n{self.kind}; {total} mention(s) from {span}.\n"
-                f"Pages by month (each line: date, unit id, (raw file:line), speaker: words):\n\n" + "\n".join(rows))
+                "Pages by month, a row per year (each page line: date, unit id, (raw file:line), speaker: words):\n\n"
+                + "\n".join(rows))
         out = {self.path: Note(self.path, self.title, body, time=span or None,
-                               links=[self.page_path(m) for m in months]).render()}
+                               links=[self.page_path(m) for m in recent]).render()}
         for m in sorted(self.dirty):
             page, rel = self.pages[m], self.page_path(m)
             body = f"# {self.title}, {m}\n\n{self.kind}.\n\n" + "\n".join(page.lines)
             sources = [{"path": p, "units": u} for p, u in page.sources.items()]
             out[rel] = Note(rel, f"{self.title}, {m}", body, time=m, sources=sources, links=[self.path]).render()
+        # keep only the pages just written: a long memory is not held in RAM, and the month
+        # a conversation is in is the one its next segment touches again
+        self.pages = {m: self.pages[m] for m in self.dirty}
         self.dirty.clear()
         return out
+
+
+def _year_of(month: str) -> str:
+    return month[:4] if month[:4].isdigit() else month
 
 
 def _month(day: str) -> str:
@@ -315,6 +353,9 @@ class TimelineNote:
             rel = self.page_path(y)
             out[rel] = Note(rel, f"Timeline, {y}", f"# Timeline, {y}\n\n{TIMELINE_HEAD}\n\n" + "\n".join(self.pages[y]),
                             time=y, links=[self.path]).render()
+        for y in [y for y in self.pages if y not in self.dirty]:  # keep only the years just written
+            self.segments.difference_update(m.group(1) for ln in self.pages.pop(y)
+                                            if (m := _SEGMENT_IN_LINE.search(ln)))
         self.dirty.clear()
         return out
 

@@ -302,9 +302,12 @@ def known_in(text: str, known: Iterable[KnownNames], found: list[str]) -> list[s
 
 def topics(text: str) -> list[str]:
     """The lexicon topics whose words (by stem) ``text`` uses, in lexicon order."""
-    by_stem = _topics_by_stem()
     distinct = set(text_tools().words(text))
-    stemmed = stems(distinct)
+    return _topics_of(distinct, stems(distinct))
+
+
+def _topics_of(distinct: Iterable[str], stemmed: Mapping[str, str]) -> list[str]:
+    by_stem = _topics_by_stem()
     hits: set[str] = set()
     for w in distinct:
         hit = by_stem.get(stemmed[w])
@@ -320,16 +323,21 @@ def numbers(text: str) -> list[str]:
 
 def key_phrases(units: Iterable[Unit], names: list[str], n: int) -> list[str]:
     """Up to ``n`` phrases for a segment: half its first-named entities, then its most frequent words."""
-    ht = text_tools()
-    stop = ht.STOPWORDS
+    words = [text_tools().words(u.text) for u in units]
+    return _key_phrases(words, stems({w for ws in words for w in ws}), names, n)
+
+
+def _key_phrases(words: list[list[str]], stemmed: Mapping[str, str], names: list[str], n: int) -> list[str]:
+    stop = text_tools().STOPWORDS
     counts: dict[str, int] = {}
     surface: dict[str, str] = {}
-    words = [w for u in units for w in ht.words(u.text) if len(w) >= 4 and w not in stop and not w.isdigit()]
-    stemmed = stems(words)
-    for w in words:
-        s = stemmed[w]
-        counts[s] = counts.get(s, 0) + 1
-        surface.setdefault(s, w)
+    for ws in words:
+        for w in ws:
+            if len(w) < 4 or w in stop or w.isdigit():
+                continue
+            s = stemmed[w]
+            counts[s] = counts.get(s, 0) + 1
+            surface.setdefault(s, w)
     phrases = list(dict.fromkeys(names))[: n // 2]
     taken = {p.lower() for p in phrases}
     for s in sorted(counts, key=lambda s: (-counts[s], s)):
@@ -383,7 +391,9 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
     local = KnownNames()
     names: list[str] = []
     turns: list[Turn] = []
-    for n, u in located:
+    words = [text_tools().words(u.text) for _, u in located]  # split once, stemmed in one batch
+    stemmed = stems({w for ws in words for w in ws})
+    for (n, u), turn_words in zip(located, words):
         day = day_of(u.time)
         found: list[str] = []
         if opts.get("entity_notes", True):
@@ -397,11 +407,11 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
         turns.append(Turn(
             lineno=n, unit=u, day=day, month=day[:7] if len(day) >= 7 else "undated",
             mention=snippet(u.text, MENTION_WORDS), names=tuple(found),
-            topics=tuple(topics(u.text)) if opts.get("topic_notes", True) else (),
+            topics=tuple(_topics_of(set(turn_words), stemmed)) if opts.get("topic_notes", True) else (),
             dates=tuple(anchor_dates(u.text, u.time)) if opts.get("anchor_relative_dates", True) else (),
         ))
     units = [u for _, u in located]
-    phrases = key_phrases(units, names, int(opts.get("max_key_phrases", 12))) if units else []
+    phrases = _key_phrases(words, stemmed, names, int(opts.get("max_key_phrases", 12))) if units else []
     return SegmentFacts(segment, tuple(turns), tuple(names), tuple(phrases),
                         tuple(dict.fromkeys(u.actor for u in units)))
 

@@ -122,27 +122,29 @@ class Note:
     def render(self) -> str:
         """The note's text: front matter, then the body. The one note renderer in horma.
 
-        Strings are written as JSON strings, which are valid YAML double-quoted
-        scalars: no YAML emitter runs (the heuristic manager renders thousands
-        of notes a second), and nothing a title or unit id contains (colons,
-        quotes, ``1:58``, ``no``) can turn into another YAML type when read back.
+        No YAML emitter runs (the heuristic manager renders thousands of notes
+        a second): a string is written plain when only letters, digits and a
+        few safe marks make it up (``title: Caroline``, paths), otherwise as a
+        JSON string, which is a valid YAML double-quoted scalar; unit ids are
+        always quoted. Nothing a title or unit id contains (colons, quotes,
+        ``1:58``, ``no``) can turn into another YAML type when read back.
         Each source is one ``- path:`` line and one ``units:`` line, the form
         the search index reads a note's sources from. ``extra`` keys, rare and
         of any type, go through the YAML emitter.
         """
-        lines = ["---", f"title: {_yaml_str(self.title)}"]
+        lines = ["---", f"title: {_yaml_scalar(self.title)}"]
         if self.time:
-            lines.append(f"time: {_yaml_str(str(self.time))}")
+            lines.append(f"time: {_yaml_scalar(str(self.time))}")
         if self.sources:
             lines.append("sources:")
             for s in self.sources:
-                lines.append(f"- path: {_yaml_str(s['path'])}")
+                lines.append(f"- path: {_yaml_scalar(s['path'])}")
                 lines.append(f"  units: [{', '.join(_yaml_str(str(u)) for u in s.get('units', []))}]")
         else:
             lines.append("sources: []")
         if self.links:
             lines.append("links:")
-            lines.extend(f"- {_yaml_str(link)}" for link in self.links)
+            lines.extend(f"- {_yaml_scalar(link)}" for link in self.links)
         else:
             lines.append("links: []")
         if self.extra:
@@ -157,6 +159,19 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # What a JSON string may hold literally but YAML may not: C1 controls and DEL (not printable
 # for YAML), line and paragraph separators (YAML would fold them), lone surrogates, non-characters.
 _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .,/()'&+-]*")
+_RESERVED = frozenset("yes no on off true false y n null".split())  # YAML 1.1 reads these as bool or null
+
+
+@lru_cache(maxsize=1 << 16)
+def _yaml_scalar(value: str) -> str:
+    """``value`` as a block-context YAML scalar: plain when nothing in it can read as another type
+    (``title: Caroline``), otherwise double-quoted."""
+    if _PLAIN.fullmatch(value) and not value.endswith(" ") and value.lower() not in _RESERVED:
+        return value
+    return _yaml_str(value)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -120,6 +120,9 @@ def test_render_note_round_trips_through_parse_note():
     odd = "tab\t nl\n c1\x85 sep\u2028 del\x7f # &anchor *alias"
     back = parse_note("notes/b.md", Note("notes/b.md", odd, "", extra={"tags": ["x", 1]}).render())
     assert back.title == odd and back.extra == {"tags": ["x", 1]} and back.sources == [] and back.links == []
+    for title in ("no", "Null", "1:58", "2023", "trailing ", "Pixel, 2023-05", "Jun's café", "-x", "a: b", "x #y"):
+        assert parse_note("notes/c.md", Note("notes/c.md", title, "").render()).title == title
+    assert "title: Caroline\n" in Note("notes/p.md", "Caroline", "").render()  # plain where nothing can misread
 
 
 # -- the manager -----------------------------------------------------------------

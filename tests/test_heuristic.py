@@ -144,9 +144,13 @@ def test_manager_writes_linked_notes_and_index(ws):
     assert f"- 2023-05-08 D1:1 ({seg}:1) Ada: Hey Bo! I adopted a cat named Pixel" in may.body
     clara = ws.read_note("notes/entities/clara/2023-06.md")
     assert clara.sources[0]["units"] == ["D2:3"]
-    lisbon = ws.read_note("notes/entities/lisbon.md")  # named once: one file holding its mention
-    assert lisbon.sources == [{"path": seg, "units": ["D1:3"]}] and not (ws.root / "notes/entities/lisbon").exists()
-    assert f"- 2023-05-08 D1:3 ({seg}:3) Ada: My apartment in Lisbon is small" in lisbon.body
+    # a name mentioned once gets no note (nothing to group): the session note names it, .horma/ keeps
+    # the mention so that its note, at the second mention, lists both
+    assert not (ws.root / "notes/entities/lisbon.md").exists() and "names mentioned: Pixel, Lisbon" in s1.body
+    once = [json.loads(x) for x in (ws.meta / "names-once.jsonl").read_text().splitlines()]
+    assert {"name": "Lisbon", "month": "2023-05", "seg": seg, "uid": "D1:3", "day": "2023-05-08",
+            "line": f"- 2023-05-08 D1:3 ({seg}:3) Ada: My apartment in Lisbon is small, and cats are fine on their "
+                    "own."} in once
     # every id a note cites exists, and its raw line is where the note says
     for rel in notes:
         note = ws.read_note(rel)
@@ -172,7 +176,8 @@ def test_manager_resumes_from_notes_on_disk(tmp_path):
     ws, stats = ingest(tmp_path / "ws", range(2, 3))  # a new Workspace object: a new notebook
     assert stats[0]["units"] == 3 and stats[0]["files_written"] == 19
     summary = ws.read_note("notes/entities/pixel.md")
-    assert "2 mention(s)" in summary.body and summary.time == "2023-05-08 .. 2023-07-02"
+    assert "[2023-05](pixel/2023-05.md), [2023-07](pixel/2023-07.md)" in summary.body
+    assert summary.time == "2023-05-08 .. 2023-07" and "1 mention(s)" in ws.read_note("notes/entities/pixel/2023-07.md").body
     people = ws.read_note("notes/people/bo.md").body
     assert "[2023-05]" in people and "[2023-06]" in people and "[2023-07]" in people
 
@@ -331,7 +336,7 @@ def test_isolated_backends_run_manager_and_navigator(tmp_path, backend):
     with ws.writer():
         seg = ws.archive(units_of(1), "chat-2", SESSIONS[1][0])
         manage(ws, seg, units_of(1))
-    assert ws.read_note("notes/entities/clara.md").title == "Clara"
+    assert ws.read_note("notes/people/bo.md").title == "Bo"
     ctx, _ = recall(ws, "Where did Bo hike?", 100, backend)
     assert "Along the coast near Sintra" in ctx.text
 

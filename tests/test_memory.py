@@ -392,19 +392,27 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
         mem.record(SESSION_1, slug="boat")
         mem.record(SESSION_2, slug="trip")
         page = ws_root / "notes/people/ana/2024-01.md"  # Ana spoke in two months: a summary and pages
-        porto = ws_root / "notes/entities/porto.md"  # named once: one file holding its mention
         summary = ws_root / "notes/people/ana.md"
         edited = page.read_text().replace("her name is Gull.", "her name is Gull. (she is blue)")
         page.write_text(edited + "- a line the user added by hand\n")
-        porto.write_text(porto.read_text() + "- Porto: the user's own note\n")
-        later = units(3, "2024-01-20 10:00", [("Ana", "Gull needs new sails, the marina in Porto is full.")])
-        mem.record(later, slug="sails")
-    text = page.read_text()
-    assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
-    assert text.index("by hand") < text.index("T3:1 (") and text.count("T1:1 (") == 1
-    assert "4 mention(s)" in summary.read_text()  # generated from the counts it re-read: 2 + 1 + 1 new
+        summary_before = summary.read_text()
+        porto = ws_root / "notes/entities/porto.md"
+        assert not porto.exists()  # named once so far
+        mem.record(units(3, "2024-01-20 10:00", [("Ana", "Gull needs new sails, the marina in Porto is full.")]),
+                   slug="sails")
+        text = page.read_text()
+        assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
+        assert text.index("by hand") < text.index("T3:1 (") and text.count("T1:1 (") == 1
+        assert "3 mention(s)" in text  # counted from the page it re-read: 2 + 1 new
+        assert summary.read_text() == summary_before  # no month was added: the summary is not rewritten
+        inline = porto.read_text()  # the second mention: one file listing both
+        assert inline.index("T1:3 (") < inline.index("T3:1 (") and "2 mention(s)" in inline
+        porto.write_text(inline + "- Porto: the user's own note\n")
+        mem.record(units(4, "2024-01-25 10:00", [("Ben", "Porto has a new ferry to Vigo.")]), slug="ferry")
     inline = porto.read_text()
-    assert inline.index("the user's own note") < inline.index("T3:1 (") and "2 mention(s)" in inline
+    assert inline.index("the user's own note") < inline.index("T4:1 (") and "3 mention(s)" in inline
+    vigo = ws_root / "notes/entities/vigo"  # its second mention, a month before the first: two pages
+    assert "T2:2 (" in (vigo / "2024-02.md").read_text() and "T4:1 (" in (vigo / "2024-01.md").read_text()
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):

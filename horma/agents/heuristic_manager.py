@@ -27,7 +27,9 @@ What it writes for each new raw segment:
 - ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: every raw line
   that mentions the person or named thing as
   ``date id (raw/<seg>/units.log:N) speaker: words``; in the note itself while
-  it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``);
+  it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``).
+  A name gets its note at its second mention (``.horma/names-once.jsonl``
+  keeps the first until then);
 - ``notes/topics/<topic>.md``: the same for lines about family, work, hobbies, ...;
 - ``notes/timeline.md``: one dated line per segment (paged by year once long); ``INDEX.md``;
 - ``notes/state.md`` with ``track_state``: when each person and name was last seen.
@@ -109,7 +111,7 @@ def note_path(folder: str, name: str) -> str:
 
 
 # -- mention notes ---------------------------------------------------------------
-_PAGE_REF = re.compile(r"\[(\d{4}-\d{2}|undated)\]\((\S+?)\):? (\d+)")  # "[2023-05](x/2023-05.md) 12"
+_PAGE_REF = re.compile(r"\[(\d{4}-\d{2}|undated)\]\((\S+?)\)(?::? (\d+))?")  # "[2023-05](x/2023-05.md)"
 SUMMARY_LINKS = 12  # a summary links its latest pages; its rows (one per year) name them all
 
 
@@ -132,6 +134,8 @@ class _Page:
 
 
 INLINE_MENTIONS = 8  # a note keeps its mentions in itself up to this many, all in one month
+ENTITY_KIND = "named in the conversation"
+ONCE_FILE = "names-once.jsonl"  # in .horma/: names mentioned once, each with that mention
 
 
 @dataclass
@@ -140,23 +144,25 @@ class MentionNote:
 
     A small note (up to ``INLINE_MENTIONS`` lines, all in one month: most
     names are mentioned once) is one file listing its mentions. Past that it
-    becomes a summary with one page per month, which keeps a long memory cheap
-    to update: a new segment rewrites the summary and the current month's
-    page, never the whole history. The summary has one row per year and links
-    its latest ``SUMMARY_LINKS`` pages, so it stays small over decades.
-    Keeping small notes whole halves the files (and folders) a segment of
-    long, name-heavy turns creates.
+    becomes a summary and one page per month: a segment rewrites the pages of
+    the months it mentions, never the whole history, and the summary (a row
+    per year linking that year's pages, links to the latest
+    ``SUMMARY_LINKS``) only when a month is added. Each file a segment writes
+    is a file created and renamed, which on a real disk costs more than all
+    the rest of the work: keeping small notes whole and summaries free of
+    running counts halves the files a segment of long, name-heavy turns writes.
     """
 
     path: str  # notes/<folder>/<slug>.md
     title: str
     kind: str
-    counts: dict[str, int] = field(default_factory=dict)  # month -> mentions
+    counts: dict[str, int] = field(default_factory=dict)  # month -> mentions (0 for a page not read yet)
     pages: dict[str, _Page] = field(default_factory=dict)  # loaded pages only
     first: str = ""
     last: str = ""
     dirty: set[str] = field(default_factory=set)  # months changed since the last render
     inline: bool = True  # the mentions are in the note itself (its one month's page is pages[month])
+    summary_dirty: bool = True  # the summary must be written (new, a month added, first mention moved)
     _rows: dict[str, str] = field(default_factory=dict, repr=False)  # year -> its summary row, while valid
     _by_year: dict[str, list[str]] = field(default_factory=dict, repr=False)  # year -> its months, sorted
 
@@ -164,23 +170,23 @@ class MentionNote:
         return f"{self.path[:-3]}/{month}.md"
 
     def _row(self, year: str, months: list[str]) -> str:
-        """The summary's row for one year, rebuilt only when one of its months changed."""
+        """The summary's row for one year, rebuilt only when one of its months was added."""
         row = self._rows.get(year)
         if row is None:
             folder = self.path.rsplit("/", 1)[0] + "/"
-            row = self._rows[year] = (
-                f"- {year}: {sum(self.counts[m] for m in months)} mention(s): "
-                + ", ".join(f"[{m}]({self.page_path(m).removeprefix(folder)}) {self.counts[m]}" for m in months))
+            row = self._rows[year] = f"- {year}: " + ", ".join(
+                f"[{m}]({self.page_path(m).removeprefix(folder)})" for m in months)
         return row
 
     def load_summary(self, note: Note) -> None:
         for line in note.body.splitlines():
             if line.startswith("- "):
                 for m in _PAGE_REF.finditer(line):
-                    self.counts[m.group(1)] = int(m.group(3))
+                    self.counts[m.group(1)] = int(m.group(3) or 0)
         span = (note.time or "").split(" .. ")
         self.first, self.last = span[0], span[-1]
         self.inline = not self.counts
+        self.summary_dirty = False
         if self.inline:  # the mentions are in this file: it is the page of its one month
             page = _Page.parse(note)
             if page.lines:
@@ -197,48 +203,36 @@ class MentionNote:
         page.lines.append(line)
         if month not in self.counts:
             bisect.insort(self._by_year.setdefault(_year_of(month), []), month)
+            self._rows.pop(_year_of(month), None)
+            self.summary_dirty = True
         self.counts[month] = self.counts.get(month, 0) + 1
-        self.first = min(self.first or day, day)
+        if not self.first or day < self.first:
+            self.first = day
+            self.summary_dirty = True
         self.last = max(self.last, day)
         self.dirty.add(month)
         if self.inline and (len(self.counts) > 1 or self.counts[month] > INLINE_MENTIONS):
             self.inline = False  # from now on a summary and pages: every month's page is written
             self.dirty.update(self.counts)
+            self.summary_dirty = True
 
     def render(self) -> dict[str, str]:
         """The note and its changed pages, by path."""
-        span = f"{self.first} .. {self.last}" if self.first != self.last else self.first
-        total = sum(self.counts.values())
         if self.inline:
+            span = f"{self.first} .. {self.last}" if self.first != self.last else self.first
             page = next(iter(self.pages.values()), _Page())
-            body = (f"# {self.title}\n\n{self.kind}; {total} mention(s) from {span}.\n"
+            body = (f"# {self.title}\n\n{self.kind}; {len(page.cited)} mention(s) from {span}.\n"
                     "Mentions (each line: date, unit id, (raw file:line), speaker: words):\n\n" + "\n".join(page.lines))
             sources = [{"path": p, "units": u} for p, u in page.sources.items()]
             self.dirty.clear()
             return {self.path: Note(self.path, self.title, body, time=span or None, sources=sources).render()}
-        by_year = self._by_year
-        if sum(len(ms) for ms in by_year.values()) != len(self.counts):  # counts read from disk: group them
-            by_year.clear()
-            self._rows.clear()
-            for m in sorted(self.counts):
-                by_year.setdefault(_year_of(m), []).append(m)
-        for m in self.dirty:
-            self._rows.pop(_year_of(m), None)
-        years = sorted(by_year)
-        rows = [self._row(y, by_year[y]) for y in years]
-        recent: list[str] = []
-        for y in reversed(years):
-            recent[:0] = by_year[y][-(SUMMARY_LINKS - len(recent)):]
-            if len(recent) >= SUMMARY_LINKS:
-                break
-        body = (f"# {self.title}\n\n{self.kind}; {total} mention(s) from {span}.\n"
-                "Pages by month, a row per year (each page line: date, unit id, (raw file:line), speaker: words):\n\n"
-                + "\n".join(rows))
-        out = {self.path: Note(self.path, self.title, body, time=span or None,
-                               links=[self.page_path(m) for m in recent]).render()}
+        out = {}
+        if self.summary_dirty:
+            out[self.path] = self._summary()
+            self.summary_dirty = False
         for m in sorted(self.dirty):
             page, rel = self.pages[m], self.page_path(m)
-            body = f"# {self.title}, {m}\n\n{self.kind}.\n\n" + "\n".join(page.lines)
+            body = f"# {self.title}, {m}\n\n{self.kind}; {len(page.cited)} mention(s).\n\n" + "\n".join(page.lines)
             sources = [{"path": p, "units": u} for p, u in page.sources.items()]
             out[rel] = Note(rel, f"{self.title}, {m}", body, time=m, sources=sources, links=[self.path]).render()
         # keep only the pages just written: a long memory is not held in RAM, and the month
@@ -246,6 +240,26 @@ class MentionNote:
         self.pages = {m: self.pages[m] for m in self.dirty}
         self.dirty.clear()
         return out
+
+    def _summary(self) -> str:
+        by_year = self._by_year
+        if sum(len(ms) for ms in by_year.values()) != len(self.counts):  # months read from disk: group them
+            by_year.clear()
+            self._rows.clear()
+            for m in sorted(self.counts):
+                by_year.setdefault(_year_of(m), []).append(m)
+        years = sorted(by_year)
+        recent: list[str] = []
+        for y in reversed(years):
+            recent[:0] = by_year[y][-(SUMMARY_LINKS - len(recent)):]
+            if len(recent) >= SUMMARY_LINKS:
+                break
+        months = len(self.counts)
+        body = (f"# {self.title}\n\n{self.kind}; first mentioned {self.first}; {months} page(s), one per month "
+                "(each page line: date, unit id, (raw file:line), speaker: words):\n\n"
+                + "\n".join(self._row(y, by_year[y]) for y in years))
+        time = self.first if recent[-1] == self.first[:7] else f"{self.first} .. {recent[-1]}"
+        return Note(self.path, self.title, body, time=time or None, links=[self.page_path(m) for m in recent]).render()
 
 
 def _year_of(month: str) -> str:
@@ -382,6 +396,10 @@ class NoteBook:
         self._timeline: TimelineNote | None = None
         self.counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
         self._known: KnownNames | None = None
+        self._noted: set[str] | None = None
+        self._once: dict[str, dict[str, str]] | None = None  # name -> its one mention so far
+        self._once_sig: FileSig | None = None
+        self._once_new: list[dict[str, str]] = []  # to append to ONCE_FILE with this segment
         self._people: set[str] | None = None
         self._latest: dict[str, dict[str, str]] | None = None  # "people"/"names" -> name -> latest mention
 
@@ -410,10 +428,56 @@ class NoteBook:
     # -- the parts -----------------------------------------------------------
     @property
     def known(self) -> KnownNames:
-        """Entity names seen before; on first use, the titles of the entity notes on disk."""
+        """Entity names seen before: those with a note and those mentioned once."""
         if self._known is None:
-            self._known = KnownNames(_titles(self.ws, "entities"))
+            self._known = KnownNames(self.noted | set(self.once()))
         return self._known
+
+    @property
+    def noted(self) -> set[str]:
+        """Entity names that have a note; on first use, the titles of the entity notes on disk."""
+        if self._noted is None:
+            self._noted = _titles(self.ws, "entities")
+        return self._noted
+
+    def once(self) -> dict[str, dict[str, str]]:
+        """Names mentioned exactly once so far, with that mention (from ``.horma/`` + ``ONCE_FILE``).
+
+        A name's note waits for its second mention: a name mentioned once has
+        nothing to group (its turn is in the raw line and in the session note's
+        names), and on long, name-heavy turns one-off names were most of the
+        files a segment wrote. The file is append-only and read again when
+        another process changed it.
+        """
+        path = self.ws.meta / ONCE_FILE
+        if self._once is None or self._once_sig != file_sig(path):
+            self._once = {}
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    for line in fh:
+                        try:
+                            rec = json.loads(line)
+                            self._once.setdefault(rec["name"], rec)
+                        except (ValueError, KeyError, TypeError):
+                            continue  # a line torn by a kill
+            except FileNotFoundError:
+                pass
+            self._once_sig = file_sig(path)
+        return self._once
+
+    def mentioned_once(self, name: str, mention: dict[str, str]) -> None:
+        self.once()[name] = mention
+        self._once_new.append({"name": name, **mention})
+
+    def flush_once(self) -> None:
+        """Append this segment's one-off names to ``ONCE_FILE`` (one write, no file created per name)."""
+        if not self._once_new:
+            return
+        path = self.ws.meta / ONCE_FILE
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self._once_new))
+        self._once_new.clear()
+        self._once_sig = file_sig(path)
 
     @property
     def people(self) -> set[str]:
@@ -503,7 +567,20 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
         targets: list[MentionNote] = []
         if opts["entity_notes"]:
             targets.append(book.mention_note("people", u.actor, f"person ({u.actor}'s own turns)"))
-            targets += [book.mention_note("entities", name, "named in the conversation") for name in t.names]
+            for name in t.names:
+                if name not in book.noted:
+                    first = book.once().get(name)
+                    if first is None:
+                        book.mentioned_once(name, {"month": t.month, "seg": seg, "line": line, "uid": u.id,
+                                                   "day": t.day})
+                        continue
+                    if (first["seg"], first["uid"]) == (seg, u.id):
+                        continue  # the same mention again: this segment is being organized a second time
+                    note = book.mention_note("entities", name, ENTITY_KIND)
+                    note.add(book.page(note, first["month"]), first["month"], first["seg"], first["line"],
+                             first["uid"], first["day"])
+                    book.noted.add(name)
+                targets.append(book.mention_note("entities", name, ENTITY_KIND))
         if opts["topic_notes"]:
             targets += [book.mention_note("topics", topic, f"topic: {topic}") for topic in t.topics]
         for note in targets:
@@ -637,6 +714,7 @@ def write_segment(book: NoteBook, segment: str, raw_text: str, files: dict[str, 
         for rel, text in files.items():
             book.wrote(rel, out.write(rel, text))
             written.append((rel, len(text.encode("utf-8"))))
+    book.flush_once()
     with open_index(book.ws) as idx, idx.transaction():
         idx.add_segment(segment, raw_text)
         for rel, text in files.items():

@@ -762,16 +762,12 @@ _BOOKS: "weakref.WeakKeyDictionary[Workspace, NoteBook]" = weakref.WeakKeyDictio
 
 
 def manage(workspace: Workspace, segment: str, units: list[Unit], skills: Mapping[str, Any] | None = None,
-           *args: Any, book: NoteBook | None = None) -> dict:
+           *, book: NoteBook | None = None) -> dict:
     """Organize one archived segment (callers hold the writer lock); for scripts without a Manager.
 
-    The notebook defaults to one kept with this Workspace object (it dies with
-    it, and trusts no note whose file changed). Older callers passed a sandbox
-    first (``manage(box, ws, seg, units)``); that form still works and the
-    sandbox is not used.
+    The notebook defaults to one kept with this Workspace object: it dies with
+    it, and trusts no note whose file changed.
     """
-    if not isinstance(workspace, Workspace) and isinstance(segment, Workspace):
-        workspace, segment, units, skills = segment, units, skills, (args[0] if args else None)
     if book is None:
         book = _BOOKS.get(workspace)
         if book is None:

@@ -176,39 +176,44 @@ class SearchIndex:
 
     # -- notes ----------------------------------------------------------------
     def put_note(self, rel: str, text: str) -> None:
-        """(Re)index one note; lines unchanged at the same line number keep their rows."""
+        """(Re)index one note; a line whose text is unchanged keeps its row, even when it moved.
+
+        A page that gains a source grows its front matter and shifts every body
+        line: matched by text, those lines only get their new line number.
+        """
         title, sources, body_start = _front_matter(text)
         kind = note_kind(rel)
         lines = text.split("\n")
         row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()
-        old: dict[int, tuple[int, str]] = {}
+        old: dict[str, list[tuple[int, int]]] = {}  # text -> [(row id, line number)]
         if row is None:
             note_id = self.conn.execute("INSERT INTO notes(path, kind, title) VALUES(?,?,?)",
                                         (rel, kind, title)).lastrowid
         else:
             note_id = row[0]
             for lid, n, t in self.conn.execute("SELECT id, lineno, text FROM note_lines WHERE note=?", (note_id,)):
-                old[n] = (lid, t)
+                old.setdefault(t, []).append((lid, n))
             if row[1] != title:  # every row carries the title: re-index them all
-                for lid, t in old.values():
-                    self._drop_line(lid, row[1], t)
+                for t, rows in old.items():
+                    for lid, _ in rows:
+                        self._drop_line(lid, row[1], t)
                 old = {}
                 self.conn.execute("UPDATE notes SET title=?, kind=? WHERE id=?", (title, kind, note_id))
         single = sources[0] if len(sources) == 1 else None
-        wanted: dict[int, str] = {}
+        moved = []
         for n in range(body_start, len(lines)):
-            line = lines[n].strip()
-            if line and any(c.isalnum() for c in line):
-                wanted[n + 1] = lines[n]
-        for n, (lid, t) in list(old.items()):
-            if wanted.get(n) != t:
-                self._drop_line(lid, title, t)
-                del old[n]
-        for n, t in wanted.items():
-            if n in old:
+            t = lines[n]
+            line = t.strip()
+            if not line or not any(c.isalnum() for c in line):
+                continue
+            rows = old.get(t)
+            if rows:
+                lid, was = rows.pop()
+                if was != n + 1:
+                    moved.append((n + 1, lid))
                 continue
             lid = self.conn.execute("INSERT INTO note_lines(note, lineno, text) VALUES(?,?,?)",
-                                    (note_id, n, t)).lastrowid
+                                    (note_id, n + 1, t)).lastrowid
             self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, t))
             cited = self._cited_units(t, single)
             if cited:
@@ -217,6 +222,11 @@ class SearchIndex:
                         for y, mo, d in query_dates(ht.words(t)) if y}
                 self.conn.executemany("INSERT INTO unit_dates(line, unit, day) VALUES(?,?,?)",
                                       [(lid, u, day) for u in cited for day in days])
+        for t, rows in old.items():  # lines no longer in the note
+            for lid, _ in rows:
+                self._drop_line(lid, title, t)
+        if moved:
+            self.conn.executemany("UPDATE note_lines SET lineno=? WHERE id=?", moved)
 
     def remove_note(self, rel: str) -> None:
         row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()

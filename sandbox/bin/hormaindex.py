@@ -27,12 +27,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import hormatext as ht  # noqa: E402
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "2"  # 2: years and unit_dates (date routing)
+SCHEMA_VERSION = "3"  # 2: years and unit_dates (date routing); 3: units.digest (repeated texts)
 ENV = "HORMA_INDEX"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -42,7 +43,7 @@ CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL U
                                     lines INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
-                                 time TEXT NOT NULL, cost INTEGER NOT NULL);
+                                 time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
 CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
 CREATE TABLE IF NOT EXISTS actors(name TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -95,7 +96,9 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
         os.makedirs(folder, exist_ok=True)
         conn = sqlite3.connect(path, isolation_level=None, timeout=30)
         conn.execute("PRAGMA journal_mode=DELETE")  # one file at rest: a read-only view can open it
-        conn.execute("PRAGMA synchronous=NORMAL")
+        # No fsync: a killed process still leaves a journal that rolls its transaction back; only
+        # an OS crash could damage the file, and the index is derived: horma index --rebuild.
+        conn.execute("PRAGMA synchronous=OFF")
         conn.executescript(_SCHEMA)
         row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
         if row is None:
@@ -156,7 +159,8 @@ class SearchIndex:
                 unit = ht.parse_unit(line)
                 if unit is not None:
                     uid, time, actor, body = unit
-                    units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}")))
+                    units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}"),
+                                  zlib.crc32(body.encode("utf-8"))))
                     bodies.append(body)
                     if actor:
                         actors.add(actor)
@@ -164,7 +168,7 @@ class SearchIndex:
         lines = text.count("\n")  # the archive ends every line with one
         for values, body in zip(units, bodies):
             rowid = self.conn.execute(
-                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost) VALUES(?,?,?,?,?,?,?)", values
+                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
             ).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
@@ -396,6 +400,7 @@ SESSION_WEIGHT = 1.5
 SPEAKER_BOOST = 1.2
 DATE_WEIGHT = 1.0
 EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
+MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat as the archive grows
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
@@ -472,10 +477,10 @@ def _ranges(dates, years: list[int]) -> list[tuple[str, str]]:
 
 
 class Hit:
-    __slots__ = ("id", "seg", "path", "lineno", "offset", "uid", "actor", "time", "cost", "score")
+    __slots__ = ("id", "seg", "path", "lineno", "offset", "uid", "actor", "time", "cost", "digest", "score")
 
     def __init__(self, row: tuple):
-        self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost = row
+        self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost, self.digest = row
         self.path = ""
         self.score = 0.0
 
@@ -491,6 +496,18 @@ def _match(words: list[str]) -> str:
 
 def _ids(ids) -> str:
     return "[" + ",".join(str(i) for i in ids) + "]"
+
+
+def _distinct(hits: list[Hit]) -> list[Hit]:
+    """Each text once (the best-ranked copy): a repeated line spends budget and tells nothing new."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for h in hits:
+        key = (h.digest, h.cost - len(h.uid))  # the cost counts the id; the digest is of the text alone
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out
 
 
 class Searcher:
@@ -524,7 +541,8 @@ class Searcher:
         match = _match(words)
         base: dict[int, float] = {}
         for rowid, score in self.conn.execute(
-                "SELECT rowid, -bm25(unit_text) FROM unit_text WHERE unit_text MATCH ?", (match,)):
+                "SELECT rowid, -bm25(unit_text) FROM unit_text WHERE unit_text MATCH ? ORDER BY rank LIMIT ?",
+                (match, MATCH_LIMIT)):
             base[rowid] = score
         scale = max(base.values(), default=1.0)
         routed = self._routed(match, scale)
@@ -537,7 +555,7 @@ class Searcher:
             return []
         hits: dict[int, Hit] = {}
         for row in self.conn.execute(
-                "SELECT id, seg, lineno, offset, uid, actor, time, cost FROM units "
+                "SELECT id, seg, lineno, offset, uid, actor, time, cost, digest FROM units "
                 "WHERE id IN (SELECT value FROM json_each(?))", (_ids(wanted),)):
             hits[row[0]] = Hit(row)
         session: dict[int, float] = {}
@@ -570,7 +588,7 @@ class Searcher:
         for h in ranked:
             h.path = paths[h.seg]
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
-        return ranked + self._rest_of_sessions(ranked, session, paths)
+        return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
 
     def _rest_of_sessions(self, ranked: list[Hit], session: dict[int, float], paths: dict[int, str]) -> list[Hit]:
         """The unmatched turns of the best-scoring sessions, best session first, each in archive order.
@@ -585,7 +603,7 @@ class Searcher:
         order = {sid: i for i, sid in enumerate(best)}
         rest = []
         for row in self.conn.execute(
-                "SELECT id, seg, lineno, offset, uid, actor, time, cost FROM units "
+                "SELECT id, seg, lineno, offset, uid, actor, time, cost, digest FROM units "
                 "WHERE seg IN (SELECT value FROM json_each(?))", (_ids(best),)):
             if row[0] not in have:
                 h = Hit(row)

@@ -67,6 +67,18 @@ class IndexError_(Exception):
     """The index cannot be opened or is from another version; the message says what to run."""
 
 
+def workspace_root() -> str:
+    """The workspace a helper runs in: the nearest folder up from the cwd holding raw/ or .horma/."""
+    d = os.getcwd()
+    while True:
+        if os.path.isdir(os.path.join(d, "raw")) or os.path.isdir(os.path.join(d, ".horma")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return os.environ.get("HOME", ".")
+        d = parent
+
+
 def index_dir(root: str) -> str:
     """Where the index lives: ``$HORMA_INDEX`` (set inside sandboxes) or ``<root>/.horma/index``."""
     return os.environ.get(ENV) or os.path.join(root, ".horma", "index")

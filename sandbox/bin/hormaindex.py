@@ -512,12 +512,11 @@ def _ids(ids) -> str:
 
 def _distinct(hits: list[Hit]) -> list[Hit]:
     """Each text once (the best-ranked copy): a repeated line spends budget and tells nothing new."""
-    seen: set[tuple[int, int]] = set()
+    seen: set[int] = set()
     out = []
     for h in hits:
-        key = (h.digest, h.cost - len(h.uid))  # the cost counts the id; the digest is of the text alone
-        if key not in seen:
-            seen.add(key)
+        if h.digest not in seen:  # CRC-32 of the text: a clash among one query's few hundred hits is unlikely
+            seen.add(h.digest)
             out.append(h)
     return out
 
@@ -542,6 +541,7 @@ class Searcher:
         return self._actor_words
 
     def rank(self, query: str) -> list[Hit]:
+        """Raw lines, best first: the scored matches, then the rest of the best sessions (score 0)."""
         words = query_words(query)
         actors = self.actor_words()
         named = {actors[w] for w in words if w in actors}

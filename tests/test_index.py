@@ -581,3 +581,33 @@ def test_line_citations_need_a_note_with_one_source(ws: Workspace):
         routed = HI.Searcher(s.conn, layers=("entities",), note_weights={"entities": 1.0})
         assert routed.rank("thunderstorm") == []  # "(line 2)" of which source? neither
         assert [(h.path, h.lineno) for h in matched(routed.rank("novel"))] == [(rel2, 2)]
+
+
+# -- ranking rules that are not BM25's ----------------------------------------------------------
+def test_a_repeated_text_is_listed_once(ws: Workspace):
+    archive(ws, units("a", ["The kiln reached cone six on the first firing.", "Nice."]), "one")
+    archive(ws, units("b", ["The kiln reached cone six on the first firing.", "Great."], day="2023-02-02"), "two")
+    with open_index(ws) as idx, idx.transaction():
+        idx.sync(str(ws.root))
+    with open_index(ws, readonly=True) as searcher:
+        hits = [h.uid for h in searcher.rank("kiln firing")]
+    assert hits.count("a:1") + hits.count("b:1") == 1
+
+
+def test_a_date_the_query_names_reaches_turns_of_that_day_without_its_words(ws: Workspace):
+    archive(ws, units("a", ["We ordered sushi for tonight.", "Yum."], day="2023-10-24"), "one")
+    archive(ws, units("b", ["Dinner was pasta again.", "Fine."], day="2023-10-30"), "two")
+    with open_index(ws) as idx, idx.transaction():
+        idx.sync(str(ws.root))
+    with open_index(ws, readonly=True) as searcher:
+        ranked = [h.uid for h in searcher.rank("What did Ann eat for dinner on October 24, 2023?")]
+        assert "a:1" in ranked and ranked.index("a:1") < 3  # after the matching line and at most its neighbour
+        assert "a:1" not in [h.uid for h in searcher.rank("What did Ann eat for dinner?")]
+
+
+def test_query_dates_read_the_usual_forms_and_not_the_verb_may():
+    assert HI.query_dates(["on", "october", "24", "2023"]) == [(2023, 10, 24)]
+    assert HI.query_dates(["24", "oct", "2023"]) == [(2023, 10, 24)]
+    assert HI.query_dates(["2023", "10", "24"]) == [(2023, 10, 24)]
+    assert HI.query_dates(["in", "may"]) == [(None, 5, None)]
+    assert HI.query_dates(["what", "may", "she", "do"]) == []

@@ -412,6 +412,8 @@ SESSION_WEIGHT = 1.5
 SPEAKER_BOOST = 1.2
 DATE_WEIGHT = 1.0
 EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
+RECENCY = 0.3  # "latest", "currently", "still": later turns lean ahead (a knowledge update)
+_LATEST = frozenset(("latest", "current", "currently", "now", "recent", "recently", "newest", "anymore", "still"))
 MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat as the archive grows
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
@@ -595,6 +597,11 @@ class Searcher:
                 s *= SPEAKER_BOOST
             h.score = s + SESSION_WEIGHT * session.get(h.seg, 0.0) / top
             ranked.append(h)
+        if RECENCY and _LATEST & set(ht.words(query)) and ranked:
+            times = sorted({h.time for h in ranked})
+            order = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
+            for h in ranked:
+                h.score *= 1.0 + RECENCY * order[h.time]
         paths = dict(self.conn.execute("SELECT id, path FROM segments WHERE id IN (SELECT value FROM json_each(?))",
                                        (_ids({h.seg for h in ranked}),)))
         for h in ranked:

@@ -27,35 +27,34 @@ SESSIONS = [
 ]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_turn_reachable_only_through_a_date_the_notes_anchored(tmp_path, backend):
+@pytest.fixture(params=BACKENDS)
+def memory(tmp_path, request):
+    """A Memory of the two sessions above, on each backend in turn."""
+    if request.param != "local":
+        require_backend(request.param)
+    with horma.Memory(tmp_path / "ws", sandbox=request.param) as mem:
+        for slug, time, units in SESSIONS:
+            mem.record(units, slug=slug, time=time)
+        yield mem
+
+
+def test_a_turn_reachable_only_through_a_date_the_notes_anchored(memory, tmp_path):
     """"yesterday" in a turn of 8 May is 7 May only in the session note; the question names 7 May."""
-    if backend != "local":
-        require_backend(backend)
-    with horma.Memory(tmp_path / "ws", sandbox=backend) as mem:
-        for slug, time, units in SESSIONS:
-            mem.record(units, slug=slug, time=time)
-        session_note = (tmp_path / "ws" / "notes" / "sessions").glob("*first*.md")
-        assert "yesterday = 7 May 2023" in next(session_note).read_text(encoding="utf-8")
-        got = mem.recall("What did Ann do on 7 May 2023?", budget=60)
-        assert "A:1" in got.refs
-        assert "pottery class yesterday" in got.text
-        # Without the notes' dates the question has no word in common with the turn:
-        raw_only = mem.retriever.sandbox.exec("hsearch --layers none --refs -n 0 -- 'What did Ann do on 7 May 2023?'")
-        assert "__first/units.log:1:" not in raw_only.output
+    session_note = (tmp_path / "ws" / "notes" / "sessions").glob("*first*.md")
+    assert "yesterday = 7 May 2023" in next(session_note).read_text(encoding="utf-8")
+    got = memory.recall("What did Ann do on 7 May 2023?", budget=60)
+    assert "A:1" in got.refs
+    assert "pottery class yesterday" in got.text
+    # Without the notes' dates the question has no word in common with the turn:
+    raw_only = memory.retriever.sandbox.exec("hsearch --layers none --refs -n 0 -- 'What did Ann do on 7 May 2023?'")
+    assert "__first/units.log:1:" not in raw_only.output
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_recall_after_the_index_is_rebuilt_is_the_same(tmp_path, backend):
-    if backend != "local":
-        require_backend(backend)
-    from horma.index import rebuild
+def test_recall_after_the_index_is_rebuilt_is_the_same(memory):
+    from horma.index import index_folder, rebuild
 
-    with horma.Memory(tmp_path / "ws", sandbox=backend) as mem:
-        for slug, time, units in SESSIONS:
-            mem.record(units, slug=slug, time=time)
-        before = mem.recall("When did Bob run twenty miles?", budget=200)
-        (tmp_path / "ws" / ".horma" / "index" / "search.db").unlink()
-        rebuild(mem.workspace)
-        after = mem.recall("When did Bob run twenty miles?", budget=200)
+    before = memory.recall("When did Bob run twenty miles?", budget=200)
+    (index_folder(memory.workspace) / "search.db").unlink()
+    rebuild(memory.workspace)
+    after = memory.recall("When did Bob run twenty miles?", budget=200)
     assert before.refs and after.refs == before.refs and after.text == before.text

@@ -12,13 +12,12 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 from types import ModuleType
 
 from horma.resources import SANDBOX_BIN
+from horma.sandbox.views import index_dir
 from horma.workspace import Workspace, WorkspaceError
-
-INDEX_SUBDIR = "index"
-
 
 @lru_cache(maxsize=1)
 def index_module() -> ModuleType:
@@ -32,8 +31,8 @@ def index_module() -> ModuleType:
     return module
 
 
-def index_folder(workspace: Workspace):
-    return workspace.meta / INDEX_SUBDIR
+def index_folder(workspace: Workspace) -> Path:
+    return index_dir(workspace.root)
 
 
 @contextmanager
@@ -55,6 +54,8 @@ def open_index(workspace: Workspace, readonly: bool = False) -> Iterator:
         raise WorkspaceError(str(exc)) from None
     except sqlite3.DatabaseError as exc:
         raise WorkspaceError(f"{folder}: search index unreadable ({exc}); run horma index --rebuild") from None
+    except OSError as exc:
+        raise WorkspaceError(f"{folder}: cannot open the search index ({exc.strerror or exc})") from None
 
 
 def rebuild(workspace: Workspace, full: bool = True) -> dict:
@@ -65,9 +66,12 @@ def rebuild(workspace: Workspace, full: bool = True) -> dict:
     """
     with workspace.writer():
         folder = index_folder(workspace)
-        if full and _unusable(folder):
-            for name in (index_module().DB_NAME, index_module().DB_NAME + "-journal"):
-                (folder / name).unlink(missing_ok=True)
+        try:
+            if full and _unusable(folder):
+                for name in (index_module().DB_NAME, index_module().DB_NAME + "-journal"):
+                    (folder / name).unlink(missing_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"{folder}: cannot replace the search index ({exc.strerror or exc})") from None
         with open_index(workspace) as idx:
             return idx.sync(str(workspace.root), rebuild=full)
 

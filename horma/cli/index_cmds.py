@@ -31,14 +31,14 @@ def index(
 
     Example: [bold]horma index ./ws/conv-26 --rebuild[/]
     """
-    from horma.index import index_folder, rebuild as sync
+    from horma.index import index_folder, index_module, rebuild as sync
     from horma.workspace import Workspace
 
     with user_errors():
         ws = Workspace.open(workspace)
         t0 = time.perf_counter()
         done = sync(ws, full=rebuild)
-    db = index_folder(ws) / "search.db"
+    db = index_folder(ws) / index_module().DB_NAME
     out = {**done, "rebuilt": rebuild, "index_bytes": db.stat().st_size if db.is_file() else 0,
            "seconds": round(time.perf_counter() - t0, 3)}
     if as_json:

@@ -107,18 +107,21 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
     else:
         os.makedirs(folder, exist_ok=True)
         conn = sqlite3.connect(path, isolation_level=None, timeout=30)
-        conn.execute("PRAGMA journal_mode=DELETE")  # one file at rest: a read-only view can open it
-        # No fsync: a killed process still leaves a journal that rolls its transaction back; only
-        # an OS crash could damage the file, and the index is derived: horma index --rebuild.
-        conn.execute("PRAGMA synchronous=OFF")
-        conn.executescript(_SCHEMA)
-        row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-        if row is None:
-            conn.execute("INSERT INTO meta VALUES('version', ?)", (SCHEMA_VERSION,))
-        elif row[0] != SCHEMA_VERSION:
+        try:
+            conn.execute("PRAGMA journal_mode=DELETE")  # one file at rest: a read-only view can open it
+            # No fsync: a killed process still leaves a journal that rolls its transaction back; only
+            # an OS crash could damage the file, and the index is derived: horma index --rebuild.
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.executescript(_SCHEMA)
+            row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO meta VALUES('version', ?)", (SCHEMA_VERSION,))
+            elif row[0] != SCHEMA_VERSION:
+                raise IndexError_(f"{path} is index version {row[0]}, this horma writes {SCHEMA_VERSION}: "
+                                  "run horma index --rebuild")
+        except BaseException:
             conn.close()
-            raise IndexError_(f"{path} is index version {row[0]}, this horma writes {SCHEMA_VERSION}: "
-                              "run horma index --rebuild")
+            raise
     return conn
 
 
@@ -295,12 +298,14 @@ class SearchIndex:
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
                 self._seg_ids.clear()
             segments = 0
+            known = dict(self.conn.execute("SELECT path, size FROM segments"))
             raw_dir = os.path.join(root, "raw")
             for seg in sorted(os.listdir(raw_dir)) if os.path.isdir(raw_dir) else []:
                 src = os.path.join(raw_dir, seg, "units.log")
-                if os.path.isfile(src) and not os.path.islink(src):
+                rel = f"raw/{seg}/units.log"
+                if os.path.isfile(src) and not os.path.islink(src) and known.get(rel) != os.path.getsize(src):
                     with open(src, encoding="utf-8", errors="replace", newline="") as fh:
-                        segments += self.add_segment(f"raw/{seg}/units.log", fh.read())
+                        segments += self.add_segment(rel, fh.read())
             seen = set()
             notes_dir = os.path.join(root, "notes")
             for d, dirs, names in os.walk(notes_dir):
@@ -347,10 +352,18 @@ def note_kind(rel: str) -> str:
 
 
 def _unquote(value: str) -> str:
+    """A front-matter scalar: JSON-quoted (what Note.render writes), YAML single-quoted, or plain."""
     value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        value = value[1:-1]
-    return value.replace('\\"', '"')
+    if value.startswith('"'):
+        import json  # only writers parse front matter; a search never imports it
+
+        try:
+            return str(json.loads(value))
+        except ValueError:
+            return value.strip('"')
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value
 
 
 def _front_matter(text: str) -> tuple[str, list[str], int]:

@@ -278,15 +278,14 @@ class FileWriter:
     ``O_NOFOLLOW`` (created when missing), and files are created and renamed
     relative to that folder: a link an agent planted under ``notes/`` from a
     sandbox cannot send a host write outside the workspace. Only ``notes/``
-    and ``INDEX.md`` may be written. With ``durable=False`` files are not
-    fsynced one by one: for derived notes, which a re-run rebuilds, a rename
-    already gives readers old or new, never half, and per-file fsyncs would
-    dominate ingest. Use as a context manager; folders stay open until exit.
+    and ``INDEX.md`` may be written. Files are not fsynced one by one: for
+    derived notes, which a re-run rebuilds, a rename already gives readers old
+    or new, never half, and per-file fsyncs would dominate ingest. Use as a
+    context manager; folders stay open until exit.
     """
 
-    def __init__(self, root: Path, durable: bool = False):
+    def __init__(self, root: Path):
         self.root = Path(root)
-        self.durable = durable
         self._dirs: dict[str, int] = {}
         self._n = 0
 
@@ -339,8 +338,6 @@ class FileWriter:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
-                if self.durable:
-                    os.fsync(fd)
                 st = os.fstat(fd)  # a rename keeps mtime and inode: this is the file's signature
             finally:
                 os.close(fd)

@@ -21,11 +21,9 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.util import module_from_spec, spec_from_file_location
 from types import ModuleType
 
-from horma.resources import SANDBOX_BIN
-from horma.workspace import Unit, WorkspaceError
+from horma.workspace import Unit
 
 GIST_WORDS = 14
 MENTION_WORDS = 18
@@ -80,14 +78,10 @@ _MARKERS = frozenset("*-#>•|_")
 @lru_cache(maxsize=1)
 def text_tools() -> ModuleType:
     """The sandbox helpers' text module (stdlib-only): ``words``, ``STOPWORDS`` and ``count_tokens``
-    split text exactly as the helpers inside the sandbox do."""
-    path = SANDBOX_BIN / "hormatext.py"
-    spec = spec_from_file_location("horma_sandbox_hormatext", path)
-    if spec is None or spec.loader is None:
-        raise WorkspaceError(f"{path}: the sandbox helper module is missing")
-    module = module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    split text exactly as the helpers inside the sandbox do (the copy the index module loaded)."""
+    from horma.index import index_module
+
+    return index_module().ht
 
 
 class _Porter:
@@ -321,12 +315,6 @@ def numbers(text: str) -> list[str]:
     return [w for w in text.split() if _NUMBER.search(w)]
 
 
-def key_phrases(units: Iterable[Unit], names: list[str], n: int) -> list[str]:
-    """Up to ``n`` phrases for a segment: half its first-named entities, then its most frequent words."""
-    words = [text_tools().words(u.text) for u in units]
-    return _key_phrases(words, stems({w for ws in words for w in ws}), names, n)
-
-
 def _key_phrases(words: list[list[str]], stemmed: Mapping[str, str], names: list[str], n: int) -> list[str]:
     stop = text_tools().STOPWORDS
     counts: dict[str, int] = {}
@@ -418,5 +406,5 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
 
 __all__ = [
     "GIST_WORDS", "MENTION_WORDS", "TOPICS", "KnownNames", "SegmentFacts", "Turn", "anchor_dates", "day_of",
-    "entities", "extract", "key_phrases", "known_in", "numbers", "snippet", "stem", "stems", "text_tools", "topics",
+    "entities", "extract", "known_in", "numbers", "snippet", "stem", "stems", "text_tools", "topics",
 ]

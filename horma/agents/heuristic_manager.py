@@ -549,10 +549,11 @@ def _titles(ws: Workspace, folder: str) -> set[str]:
         with p.open(encoding="utf-8") as fh:
             for line in (fh.readline(), fh.readline()):
                 if line.startswith("title: "):
-                    try:
-                        out.add(str(json.loads(line[7:])))
+                    value = line[7:].strip()
+                    try:  # Note.render quotes a title as JSON only where a plain scalar could be misread
+                        out.add(str(json.loads(value)) if value.startswith('"') else value)
                     except ValueError:
-                        out.add(line[7:].strip().strip("'\""))
+                        out.add(value.strip('"'))
     return out
 
 

@@ -13,23 +13,19 @@ rest of the best sessions; ``layers`` picks the note layers (for ablations).
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Iterable, Sequence
 
 from horma.context import Context
 from horma.index import index_module
 from horma.tokens import count_tokens
-from horma.workspace import RAW_DIR, parse_raw_line
-
-STOPWORDS = index_module().ht.STOPWORDS
+from horma.workspace import RAW_DIR, WorkspaceError, parse_raw_line
 
 HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
 PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap (about 200 --refs rows)
 MIN_ROOM = 8  # below this many tokens no turn fits: stop searching
 MAX_PAGES = 50
 GREP_TERMS = 12
-_WORD = re.compile(r"[^\W_]+")
 
 
 def _hits(output: str) -> Iterable[tuple[str, int, str]]:
@@ -97,7 +93,8 @@ def _select_all(chosen: dict[str, list[int]], context: Context, trajectory) -> N
 
 def _grep_fallback(sandbox, context: Context, trajectory) -> None:
     """Without an index (e.g. one deleted by hand), rank grep matches by how many query words they hold."""
-    words = [w for w in dict.fromkeys(_WORD.findall(context.query.lower())) if w not in STOPWORDS][:GREP_TERMS]
+    ht = index_module().ht
+    words = [w for w in dict.fromkeys(ht.words(context.query)) if w not in ht.STOPWORDS][:GREP_TERMS]
     if not words:
         return
     pattern = "|".join(words)
@@ -137,6 +134,8 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
         if res.exit_code == 2 and "no search index" in res.output:
             _grep_fallback(sandbox, context, trajectory)
             break
+        if res.exit_code >= 2:  # an index hsearch cannot read: say so rather than return an empty context
+            raise WorkspaceError(f"search failed: {res.output.strip()[-300:]}")
         if res.exit_code != 0:
             break
         _select_all(_pick(_hits(res.output), context, seen), context, trajectory)

@@ -173,9 +173,10 @@ class Manager(SandboxedAgent):
             seg = ws.archive(units, slug, time)
             archived = 0
             if seg is not None:
-                archived = len(self.segment_units(seg))
+                seg_units = self.segment_units(seg)
+                archived = len(seg_units)
                 self._log("archived", seg, units=archived, source=source, slug=slug)
-                calls += self._organize(seg)
+                calls += self._organize(seg, seg_units)
                 organized.append(seg)
         return RecordResult(seg, archived, len(units) - archived, organized,
                             (_time.perf_counter() - t0) * 1000, calls)
@@ -185,9 +186,9 @@ class Manager(SandboxedAgent):
         lines = self.workspace.resolve(seg).read_text(encoding="utf-8").splitlines()
         return [u for line in lines if (u := parse_raw_line(line)) is not None]
 
-    def _organize(self, seg: str) -> int:
+    def _organize(self, seg: str, units: list[Unit] | None = None) -> int:
         """Run the policy on one archived segment (under the writer lock); returns the LLM calls it made."""
-        units = self.segment_units(seg)
+        units = self.segment_units(seg) if units is None else units
         calls = self.impl.organize(self, seg, units)
         self._log("organized", seg, units=len(units), policy=self.policy)
         self._organized.add(seg)

@@ -279,12 +279,10 @@ def test_hwrite_is_atomic_and_keeps_out_of_raw(tmp_path):
     assert short.returncode == 2 and "ends 96 characters early" in short.stderr
     assert not (tmp_path / "notes/c.md").exists()
     (tmp_path / "p1").write_text("@hwrite 2 notes/d.md\nok")
-    (tmp_path / "p2").write_text("@hwrite 1 raw/e.log\nx")
-    served = run_helper("hwrite", "--serve", cwd=tmp_path, stdin="p1\np2\nmissing\n")
-    assert served.stdout.splitlines() == [
-        "ok 1", "error: raw/e.log: raw/ and .horma/ are not for notes (only .horma/index/ is writable)",
-        "error: missing: No such file or directory"]
-    assert (tmp_path / "notes/d.md").read_text() == "ok" and not (tmp_path / "p1").exists()
+    from_file = run_helper("hwrite", "p1", cwd=tmp_path)
+    assert from_file.returncode == 0 and (tmp_path / "notes/d.md").read_text() == "ok"
+    index = run_helper("hwrite", cwd=tmp_path, stdin="@hwrite 1 .horma/index/x\nx")
+    assert index.returncode == 2 and "raw/ and .horma/ are not for notes" in index.stderr
 
 
 # -- the navigator ---------------------------------------------------------------

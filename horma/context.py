@@ -79,6 +79,7 @@ class Context:
     items: list[ContextItem] = field(default_factory=list)
     _lines: dict[str, dict[int, str]] = field(default_factory=dict)  # path -> lineno -> rendered
     _headers: dict[str, str] = field(default_factory=dict)
+    _raw_files: dict[str, list[str]] = field(default_factory=dict)  # raw files never change once archived
     # count_tokens(text), kept as a running sum; the rendered text, None until asked after a change
     _tokens: int = field(default=0, init=False, repr=False, compare=False)
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
@@ -128,12 +129,16 @@ class Context:
         if not target.is_file():
             return f"refused: {path}: no such file"
         rel = target.relative_to(self.workspace.root).as_posix()  # = workspace.rel(target): already resolved
-        all_lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
+        is_raw = rel.startswith(f"{RAW_DIR}/")
+        all_lines = self._raw_files.get(rel) if is_raw else None
+        if all_lines is None:
+            all_lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
+            if is_raw:
+                self._raw_files[rel] = all_lines
         first = 1 if start is None else int(start)
         last = len(all_lines) if end is None else min(int(end), len(all_lines))
         if first < 1 or first > last:
             return f"refused: {rel}: bad line range {start}-{end} (file has {len(all_lines)} lines)"
-        is_raw = rel.startswith(f"{RAW_DIR}/")
         have = self._lines.get(rel, {})
         header = self._headers.get(rel)  # set exactly when the segment already has lines
         new: dict[int, str] = {}

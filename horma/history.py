@@ -141,6 +141,12 @@ class NotesHistory:
             self._repo.close()
             self._repo = None
 
+    def __enter__(self) -> "NotesHistory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def head(self) -> bytes | None:
         repo = self.repo()
         if repo is None:
@@ -195,10 +201,11 @@ class NotesHistory:
             c = repo[head]
             parent = c.parents[0] if c.parents else None
             added = changed = deleted = 0
-            for change in repo.object_store.tree_changes(repo[parent].tree if parent else None, c.tree):
-                if change.old.path is None:
+            for (old_path, new_path), _modes, _ids in repo.object_store.tree_changes(
+                    repo[parent].tree if parent else None, c.tree):
+                if old_path is None:
                     added += 1
-                elif change.new.path is None:
+                elif new_path is None:
                     deleted += 1
                 else:
                     changed += 1

@@ -47,7 +47,8 @@ def log(
         typer.echo(json.dumps({"workspace": str(workspace), "revisions": [r.as_dict() for r in revs]}))
         return
     if not revs:
-        console.print(f"{escape(str(workspace))}: no notes history yet (the next manager run starts it)")
+        console.print(f"{escape(str(workspace))}: no notes history yet (the next manager run starts it)",
+                      highlight=False, soft_wrap=True)
         return
     for r in revs:
         console.print(f"[bold]{r.rev}[/] {r.time} +{r.added} ~{r.changed} -{r.deleted}  {escape(r.message)}",

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import shlex
 import time as _time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from horma.agents.policies import SandboxedAgent, policy_names
@@ -91,6 +92,8 @@ class Manager(SandboxedAgent):
         self._log_offset = 0
         self._rels: dict = {}  # raw units file -> its workspace path (resolving it each record is slow)
         self._settled: set[str] = set()  # segments known to be organized (the log says so)
+        self._history = None  # the notes history, opened on the first record
+        self._run: list[str] | None = None  # segments organized inside one_run(), committed at its end
 
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
@@ -178,8 +181,48 @@ class Manager(SandboxedAgent):
                 self._log("archived", seg, units=archived, source=source, slug=slug)
                 calls += self._organize(seg, seg_units)
                 organized.append(seg)
+            if self._run is not None:
+                self._run.extend(organized)
+            elif organized:
+                self.commit_notes(organized)
         return RecordResult(seg, archived, len(units) - archived, organized,
                             (_time.perf_counter() - t0) * 1000, calls)
+
+    @contextmanager
+    def one_run(self) -> Iterator[None]:
+        """Make the records inside one manager run: one commit of the notes at the end, not one per record.
+
+        For bulk ingest (``horma ingest`` records a whole source this way): a
+        commit costs a few file writes, which add up over hundreds of sessions.
+        """
+        if self._run is not None:
+            yield
+            return
+        self._run = []
+        try:
+            yield
+        finally:
+            segments, self._run = self._run, None
+            if segments:
+                with self.workspace.writer():
+                    self.commit_notes(segments)
+
+    def commit_notes(self, segments: list[str]) -> str | None:
+        """One commit of notes/ and INDEX.md for this run (see :mod:`horma.history`); None when unchanged."""
+        from horma.history import NotesHistory
+
+        if self._history is None:
+            self._history = NotesHistory(self.workspace)
+        names = ", ".join(s.split("/")[-2] for s in segments[:3])
+        if len(segments) > 3:
+            names += f" (+{len(segments) - 3} more)"
+        return self._history.commit(f"{self.policy} manager: organized {names}")
+
+    def close(self) -> None:
+        super().close()
+        if self._history is not None:
+            self._history.close()
+            self._history = None
 
     def segment_units(self, seg: str) -> list[Unit]:
         """The units of an archived segment, in file order."""

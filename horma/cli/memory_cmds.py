@@ -133,15 +133,16 @@ def ingest_segments(mem: Memory, segments: list[Segment], source: str, progress:
     """Record each segment in order, advancing one bar by units."""
     task = progress.add_task(label, total=sum(len(s.units) for s in segments), rate="")
     t0 = time.perf_counter()
-    for seg in segments:
-        res = mem.record(seg.units, slug=seg.slug, time=seg.time, source=source)
-        totals.units += len(seg.units)
-        totals.archived += res.archived
-        totals.skipped += res.skipped
-        totals.segments += 1 if res.segment else 0
-        done = progress.tasks[task].completed + len(seg.units)
-        rate = done / max(time.perf_counter() - t0, 1e-9)
-        progress.update(task, advance=len(seg.units), rate=f"{rate:,.0f} units/s")
+    with mem.manager.one_run():  # one commit in the notes history for the whole source
+        for seg in segments:
+            res = mem.record(seg.units, slug=seg.slug, time=seg.time, source=source)
+            totals.units += len(seg.units)
+            totals.archived += res.archived
+            totals.skipped += res.skipped
+            totals.segments += 1 if res.segment else 0
+            done = progress.tasks[task].completed + len(seg.units)
+            rate = done / max(time.perf_counter() - t0, 1e-9)
+            progress.update(task, advance=len(seg.units), rate=f"{rate:,.0f} units/s")
     totals.seconds += time.perf_counter() - t0
 
 

@@ -1,0 +1,432 @@
+"""The notes history: every manager run is one commit of ``notes/`` and ``INDEX.md``.
+
+The history is a bare git repository in ``.horma/history`` (hidden from every
+agent, like the rest of ``.horma/``), written with dulwich, a pure-Python git
+implementation: a pip dependency instead of a system one (many fresh machines
+and slim images have no ``git``), objects written in-process (a commit per
+recorded session must not cost process starts), and direct access to trees
+and blobs, which :meth:`NotesHistory.rewrite` needs to remove forgotten units
+from every revision. Any git tool can read it:
+``git --git-dir WS/.horma/history log --stat``.
+
+``raw/`` is not in the history: it is append-only and immutable to agents, so
+it needs none. The interface, for any code that changes notes::
+
+    history = NotesHistory(workspace)
+    with workspace.writer():
+        ...change notes/ or INDEX.md...
+        rev = history.commit("what changed")   # None when nothing changed
+
+Callers of :meth:`commit`, :meth:`revert` and :meth:`rewrite` hold the
+workspace's writer lock (:meth:`Workspace.writer`); :meth:`log` and
+:meth:`diff` only read. A workspace made before the history existed gets one
+at its first commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import os
+import shutil
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.errors import NotGitRepository
+from dulwich.objects import Blob, Commit, Tree
+from dulwich.repo import Repo
+
+from horma.workspace import INDEX_FILE, NOTES_DIR, FileSig, FileWriter, Workspace, WorkspaceError
+
+HISTORY_DIR = "history"  # under .horma/
+MAX_PACKS = 32
+REV_LEN = 12  # hex digits of a revision as `horma log` prints it
+AUTHOR = b"horma <horma@localhost>"
+BRANCH = b"refs/heads/main"
+_FILE_MODE = stat.S_IFREG | 0o644
+_DIR_MODE = stat.S_IFDIR
+
+Snapshot = dict[str, bytes]  # workspace-relative path -> content, for notes/ and INDEX.md
+
+
+class HistoryError(WorkspaceError):
+    """A bad revision or an unreadable history, worded for the user."""
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One commit of the notes history, newest first in :meth:`NotesHistory.log`."""
+
+    rev: str  # the short id `horma log` prints and every command accepts
+    id: str  # the full commit id
+    time: str  # ISO 8601, UTC
+    message: str
+    added: int
+    changed: int
+    deleted: int
+
+    def as_dict(self) -> dict:
+        return {"rev": self.rev, "id": self.id, "time": self.time, "message": self.message,
+                "added": self.added, "changed": self.changed, "deleted": self.deleted}
+
+
+class NotesHistory:
+    """The versioned ``notes/`` and ``INDEX.md`` of one workspace."""
+
+    def __init__(self, workspace: Workspace):
+        self.workspace = workspace
+        self.path = workspace.meta / HISTORY_DIR
+        self._repo: Repo | None = None
+        self._blobs: dict[str, tuple[FileSig, bytes]] = {}  # path -> (signature, blob id) as last committed
+        self._head: bytes | None = None  # the commit those blob ids belong to
+        self._known: set[bytes] = set()  # object ids known to be in the store
+
+    # -- reading the working files ------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        """``notes/`` and ``INDEX.md`` as they are on disk: regular files only, links never followed."""
+        return {rel: data for rel, _sig, data in self._walk(lambda rel, sig: True)}
+
+    def _walk(self, wanted: Callable[[str, FileSig], bool]) -> Iterator[tuple[str, FileSig, bytes | None]]:
+        """``(path, signature, content or None when not wanted)`` of every tracked file."""
+        root = self.workspace.root
+        candidates = [INDEX_FILE]
+        notes = root / NOTES_DIR
+        for folder, dirs, names in os.walk(notes):  # os.walk lists a linked folder but never enters it
+            dirs.sort()
+            base = Path(folder).relative_to(root).as_posix()
+            candidates.extend(f"{base}/{n}" for n in sorted(names))
+        for rel in candidates:
+            try:
+                st = os.lstat(root / rel)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue  # a link or anything else an agent left: not a note
+            sig = (st.st_mtime_ns, st.st_size, st.st_ino)
+            if not wanted(rel, sig):
+                yield rel, sig, None
+                continue
+            try:
+                fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except FileNotFoundError:
+                continue
+            with os.fdopen(fd, "rb") as fh:
+                yield rel, sig, fh.read()
+
+    # -- the repository -------------------------------------------------------------
+    @property
+    def exists(self) -> bool:
+        return (self.path / "HEAD").is_file()
+
+    def repo(self, create: bool = False) -> Repo | None:
+        """The repository (created with ``create``), or None when the workspace has no history yet."""
+        if self._repo is None:
+            if not self.exists:
+                if not create:
+                    return None
+                _drop_leftovers(self.workspace.meta)
+                self.path.mkdir(parents=True, exist_ok=True)
+                Repo.init_bare(str(self.path), default_branch=b"main").close()
+            try:
+                self._repo = Repo(str(self.path), bare=True)
+            except NotGitRepository:
+                raise HistoryError(f"{self.path}: not a readable notes history") from None
+        return self._repo
+
+    def close(self) -> None:
+        if self._repo is not None:
+            self._repo.close()
+            self._repo = None
+
+    def __enter__(self) -> "NotesHistory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def head(self) -> bytes | None:
+        repo = self.repo()
+        if repo is None:
+            return None
+        try:
+            return repo.refs[b"HEAD"]
+        except KeyError:
+            return None
+
+    # -- writing ----------------------------------------------------------------------
+    def commit(self, message: str) -> str | None:
+        """Commit ``notes/`` and ``INDEX.md`` as they are; the new revision, or None when nothing changed.
+
+        Only files whose signature changed since the last commit through this
+        object are read again, so a commit after each recorded session costs a
+        stat per note plus the notes that changed. Callers hold the writer lock.
+        """
+        repo = self.repo(create=True)
+        head = self.head()
+        if head != self._head:
+            self._blobs.clear()  # another writer committed or rewrote the history: trust nothing cached
+        store = repo.object_store
+        new: dict[bytes, object] = {}  # objects this commit adds, written as one pack
+        files: dict[str, bytes] = {}
+        cached: dict[str, tuple[FileSig, bytes]] = {}
+        for rel, sig, data in self._walk(lambda rel, sig: self._blobs.get(rel, (None,))[0] != sig):
+            if data is None:
+                files[rel] = self._blobs[rel][1]
+            else:
+                blob = Blob.from_string(data)
+                new[blob.id] = blob
+                files[rel] = blob.id
+            cached[rel] = (sig, files[rel])
+        tree = _build_tree(files, new)
+        if head is not None and repo[head].tree == tree:
+            self._blobs, self._head = cached, head
+            return None
+        commit = _make_commit(tree, [head] if head else [], message)
+        new[commit.id] = commit
+        _store(store, new, self._known)
+        repo.refs.set_if_equals(b"HEAD", head, commit.id)
+        self._blobs, self._head = cached, commit.id
+        return _short(commit.id)
+
+    # -- reading ----------------------------------------------------------------------
+    def log(self, limit: int | None = None) -> list[Revision]:
+        """Revisions newest first (first parents), each with how many files it added, changed, deleted."""
+        repo = self.repo()
+        head = self.head()
+        out: list[Revision] = []
+        while head is not None and (limit is None or len(out) < limit):
+            c = repo[head]
+            parent = c.parents[0] if c.parents else None
+            added = changed = deleted = 0
+            for (old_path, new_path), _modes, _ids in repo.object_store.tree_changes(
+                    repo[parent].tree if parent else None, c.tree):
+                if old_path is None:
+                    added += 1
+                elif new_path is None:
+                    deleted += 1
+                else:
+                    changed += 1
+            when = dt.datetime.fromtimestamp(c.commit_time, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            out.append(Revision(_short(c.id), c.id.decode(), when, c.message.decode("utf-8", "replace").strip(),
+                                added, changed, deleted))
+            head = parent
+        return out
+
+    def resolve(self, rev: str) -> bytes:
+        """The commit a revision names: a unique prefix (4+ hex digits) of a commit in the history."""
+        text = rev.strip().lower()
+        if len(text) < 4 or any(c not in "0123456789abcdef" for c in text):
+            raise HistoryError(f"{rev!r} is not a revision: give the id `horma log` prints (4 or more hex digits)")
+        if self.repo() is None:
+            raise HistoryError(f"{self.workspace.root}: no notes history yet (a manager run creates it)")
+        matches = [r for r in self._ancestry() if r.decode().startswith(text)]
+        if not matches:
+            raise HistoryError(f"{rev}: no such revision in the notes history (see `horma log`)")
+        if len(matches) > 1:
+            raise HistoryError(f"{rev}: ambiguous revision ({len(matches)} match); give more digits")
+        return matches[0]
+
+    def _ancestry(self) -> list[bytes]:
+        """Every commit reachable from HEAD, newest first."""
+        repo = self.repo()
+        head = self.head()
+        if head is None:
+            return []
+        return [entry.commit.id for entry in repo.get_walker(include=[head])]
+
+    def files_at(self, commit: bytes) -> Snapshot:
+        """The tracked files as a revision recorded them."""
+        repo = self.repo()
+        store = repo.object_store
+        return {e.path.decode("utf-8", "surrogateescape"): store[e.sha].as_raw_string()
+                for e in store.iter_tree_contents(repo[commit].tree)}
+
+    def diff(self, rev_a: str, rev_b: str | None = None) -> str:
+        """A unified diff from ``rev_a`` to ``rev_b`` (default: the files on disk now)."""
+        old = self.files_at(self.resolve(rev_a))
+        new = self.files_at(self.resolve(rev_b)) if rev_b is not None else self.snapshot()
+        out: list[str] = []
+        for rel in sorted(set(old) | set(new)):
+            a, b = old.get(rel), new.get(rel)
+            if a == b:
+                continue
+            out.extend(difflib.unified_diff(
+                _lines(a), _lines(b), fromfile=f"a/{rel}" if a is not None else "/dev/null",
+                tofile=f"b/{rel}" if b is not None else "/dev/null"))
+        return "".join(out)
+
+    # -- changing the past ------------------------------------------------------------
+    def revert(self, rev: str) -> str | None:
+        """Put ``notes/`` and ``INDEX.md`` back as they were at ``rev``, as a new commit (undoable too).
+
+        The search index's note tables follow (one incremental sync). Returns
+        the new revision, or None when the files already were as at ``rev``.
+        Callers hold the writer lock.
+        """
+        target = self.resolve(rev)
+        self.commit("before revert: notes as they were")  # hand edits since the last run are kept in the history
+        files = self.files_at(target)
+        write_snapshot(self.workspace, files, current=self.snapshot())
+        sync_notes_index(self.workspace)
+        return self.commit(f"revert to {_short(target)}")
+
+    def rewrite(self, transform: Callable[[Snapshot], Snapshot]) -> int:
+        """Replay every revision through ``transform`` into a fresh repository that replaces this one.
+
+        Messages, times and order are kept; revision ids change. The old
+        repository is deleted whole, so no object it held (loose, packed, or
+        unreachable) survives: this is how forgotten units leave the history.
+        Returns how many revisions were replayed. Callers hold the writer lock.
+        """
+        repo = self.repo()
+        if repo is None:
+            return 0
+        commits = list(reversed(self._ancestry_first_parent()))
+        fresh_path = self.workspace.meta / f"{HISTORY_DIR}.new-{os.getpid()}"
+        shutil.rmtree(fresh_path, ignore_errors=True)
+        fresh_path.mkdir(parents=True)
+        fresh = Repo.init_bare(str(fresh_path), default_branch=b"main")
+        try:
+            parent: bytes | None = None
+            known: set[bytes] = set()
+            for cid in commits:
+                c = repo[cid]
+                new: dict[bytes, object] = {}
+                ids = {}
+                for rel, data in transform(self.files_at(cid)).items():
+                    blob = Blob.from_string(data)
+                    new[blob.id] = blob
+                    ids[rel] = blob.id
+                commit = _make_commit(_build_tree(ids, new), [parent] if parent else [],
+                                      c.message.decode("utf-8", "replace"), when=c.commit_time)
+                new[commit.id] = commit
+                _store(fresh.object_store, new, known)
+                parent = commit.id
+            if parent is not None:
+                fresh.refs.set_if_equals(b"HEAD", None, parent)
+            fresh.object_store.repack()  # one pack, not one per revision
+        finally:
+            fresh.close()
+        self.close()
+        old = self.workspace.meta / f"{HISTORY_DIR}.old-{os.getpid()}"
+        os.rename(self.path, old)
+        os.rename(fresh_path, self.path)
+        shutil.rmtree(old)
+        self._blobs.clear()
+        self._known.clear()
+        self._head = None
+        return len(commits)
+
+    def _ancestry_first_parent(self) -> list[bytes]:
+        repo = self.repo()
+        out = []
+        head = self.head()
+        while head is not None:
+            out.append(head)
+            parents = repo[head].parents
+            head = parents[0] if parents else None
+        return out
+
+
+def _short(commit: bytes) -> str:
+    return commit.decode()[:REV_LEN]
+
+
+def _lines(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+def _make_commit(tree: bytes, parents: list[bytes], message: str, when: int | None = None) -> Commit:
+    c = Commit()
+    c.tree = tree
+    c.parents = parents
+    c.author = c.committer = AUTHOR
+    c.author_time = c.commit_time = int(time.time()) if when is None else when
+    c.author_timezone = c.commit_timezone = 0
+    c.encoding = b"UTF-8"
+    c.message = message.rstrip("\n").encode("utf-8") + b"\n"
+    return c
+
+
+def _build_tree(files: dict[str, bytes], new: dict[bytes, object]) -> bytes:
+    """The root tree of ``{path: blob id}``; every tree object goes into ``new``."""
+    root: dict = {}
+    for rel, blob in files.items():
+        node = root
+        *folders, name = rel.split("/")
+        for part in folders:
+            node = node.setdefault(part, {})
+        node[name] = blob
+
+    def build(node: dict) -> bytes:
+        tree = Tree()
+        for name, value in node.items():
+            if isinstance(value, dict):
+                tree.add(name.encode("utf-8", "surrogateescape"), _DIR_MODE, build(value))
+            else:
+                tree.add(name.encode("utf-8", "surrogateescape"), _FILE_MODE, value)
+        new[tree.id] = tree
+        return tree.id
+
+    return build(root)
+
+
+def _store(store, objects: dict[bytes, object], known: set[bytes]) -> None:
+    """Write the objects the store lacks as one pack (a loose file per object costs far more on disk).
+
+    ``known`` holds ids already stored (it grows with ``objects``).
+    Past ``MAX_PACKS`` packs the store is repacked into one, so lookups stay fast.
+    """
+    missing = [(o, None) for oid, o in objects.items() if oid not in known]  # a duplicate costs bytes only
+    if missing:
+        store.add_objects(missing)
+    known.update(objects)
+    if len(store.packs) > MAX_PACKS:
+        store.repack()
+
+
+def _drop_leftovers(meta: Path) -> None:
+    """Half-swapped repositories a killed :meth:`NotesHistory.rewrite` left (they may hold forgotten text)."""
+    for p in meta.glob(f"{HISTORY_DIR}.*-*"):
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def write_snapshot(workspace: Workspace, files: Snapshot, current: Snapshot) -> None:
+    """Make ``notes/`` and ``INDEX.md`` hold exactly ``files``: changed ones written atomically, others deleted.
+
+    Writes go through :class:`FileWriter` (never through a link); a deletion
+    unlinks a regular file only. Emptied note folders are removed.
+    """
+    root = workspace.root
+    with FileWriter(root) as out:
+        for rel, data in files.items():
+            if current.get(rel) != data:
+                out.write(rel, data.decode("utf-8", "surrogateescape"))
+    for rel in current:
+        if rel not in files:
+            path = root / rel
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                path.unlink()
+    for folder, dirs, names in os.walk(root / NOTES_DIR, topdown=False):
+        if folder != str(root / NOTES_DIR) and not os.listdir(folder):
+            os.rmdir(folder)
+
+
+def sync_notes_index(workspace: Workspace) -> dict:
+    """Bring the search index's note tables in line with the notes on disk (caller holds the lock)."""
+    from horma.index import open_index
+
+    with open_index(workspace) as idx:
+        return idx.sync(str(workspace.root))
+
+
+__all__ = ["HISTORY_DIR", "HistoryError", "NotesHistory", "Revision", "Snapshot", "sync_notes_index",
+           "write_snapshot"]

@@ -1,0 +1,167 @@
+"""`horma forget`: units removed from every file of the workspace, history objects and packs included."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import horma
+from horma.cli import app
+from horma.history import NotesHistory
+from horma.index import index_folder
+from horma.sandbox import View, open_sandbox
+from horma.workspace import Unit, Workspace
+
+from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
+
+runner = CliRunner()
+
+SECRET = [
+    Unit("T3:1", "2024-03-05 20:00", "Ana", "My locker at the Quixotic Zeppelin gym opens with code 7391."),
+    Unit("T3:2", "2024-03-05 20:01", "Ben", "Good to know."),
+    Unit("T3:3", "2024-03-05 20:02", "Ana", "The spare key hides under the ceramic narwhal at Quixotic Zeppelin."),
+]
+SESSION_4 = [Unit("T4:1", "2024-04-01 10:00", "Ben", "Ana, how did the Vigo trip on Gull end?")]
+FORGOTTEN_WORDS = [b"quixotic", b"zeppelin", b"narwhal", b"7391", b"locker"]
+
+
+def cli(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def everything(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def inflated(data: bytes):
+    """Every zlib stream in ``data`` (loose git objects are one; a pack holds one per object)."""
+    for i in range(len(data) - 1):
+        if data[i] == 0x78 and data[i + 1] in (0x01, 0x5E, 0x9C, 0xDA):
+            try:
+                yield zlib.decompressobj().decompress(data[i:])
+            except zlib.error:
+                continue
+
+
+def copies(root: Path, words: list[bytes]) -> list[str]:
+    """Files (and the zlib streams inside them) holding any of ``words``, case-insensitively; names too."""
+    found = []
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if any(w.decode() in rel.lower() for w in words):
+            found.append(f"{rel} (name)")
+        if not p.is_file():
+            continue
+        data = p.read_bytes()
+        for chunk in (data, *inflated(data)):
+            if any(w in chunk.lower() for w in words):
+                found.append(rel)
+                break
+    return found
+
+
+def index_terms(ws: Workspace, tmp_path: Path) -> set[str]:
+    """Every term of both FTS5 tables (postings are prefix-compressed: a byte search cannot see them)."""
+    db = tmp_path / "copy.db"
+    shutil.copy(index_folder(ws) / "search.db", db)
+    conn = sqlite3.connect(db)
+    terms = set()
+    for table in ("unit_text", "note_text"):
+        conn.execute(f"CREATE VIRTUAL TABLE v_{table} USING fts5vocab({table}, 'row')")
+        terms |= {r[0] for r in conn.execute(f"SELECT term FROM v_{table}")}
+    conn.close()
+    return terms
+
+
+@pytest.fixture
+def memory_ws(tmp_path) -> Workspace:
+    """Four sessions, the third holding the secret; a recall that selected it left a trajectory."""
+    with horma.Memory(tmp_path / "mem", sandbox="local") as mem:
+        for units, slug in ((SESSION_1, "boat"), (SESSION_2, "trip"), (SECRET, "gym"), (SESSION_4, "later")):
+            mem.record(units, slug=slug)
+        ctx = mem.recall("What is the code of the locker at the Quixotic Zeppelin gym?", budget=200)
+    assert "T3:1" in ctx.refs
+    ws = mem.workspace
+    assert len(NotesHistory(ws).log()) == 4
+    assert copies(ws.root, FORGOTTEN_WORDS)  # the secret is in raw/, notes, index, history and trajectories
+    return ws
+
+
+def test_forgotten_units_are_nowhere_in_the_workspace_and_the_others_are_intact(memory_ws, tmp_path):
+    ws = memory_ws
+    assert {"quixot", "zeppelin", "narwhal", "7391"} <= index_terms(ws, tmp_path)
+    kept_before = [r.unit for r in ws.iter_raw() if r.unit.id not in ("T3:1", "T3:3")]
+    done = cli("forget", ws.root, "--unit", "T3:1", "--unit", "T3:3")
+    assert done.exit_code == 0, done.output
+    assert "removed 2 unit(s): T3:1, T3:3" in done.stdout and ".horma/trajectories/" in done.stdout
+
+    assert copies(ws.root, FORGOTTEN_WORDS) == []
+    assert not {"quixot", "zeppelin", "narwhal", "7391", "locker"} & index_terms(ws, tmp_path)
+    assert not list(ws.meta.glob("history.*"))  # the old repository is gone, not set aside
+    ws = Workspace.open(ws.root)
+    assert [r.unit for r in ws.iter_raw()] == kept_before  # the others, unchanged, in order
+    assert ws.provenance("raw/2024-03-05T20-00__gym/units.log", 2, 2) == ["T3:2"]  # same line number
+    assert len(NotesHistory(ws).log()) == 5  # every run kept (rewritten), plus the forget
+    with horma.Memory(ws, sandbox="local") as mem:
+        ctx = mem.recall("Where does Ana keep Gull, which berth?", budget=100)
+        assert "T1:3" in ctx.refs
+        ctx = mem.recall("What is the code of the locker at the Quixotic Zeppelin gym?", budget=200)
+        assert "T3:1" not in ctx.refs and "7391" not in ctx.text
+
+
+def test_forget_then_recall_in_an_isolated_sandbox(memory_ws, isolated_backend):
+    assert cli("forget", memory_ws.root, "--segment", "2024-03-05T20-00__gym").exit_code == 0
+    assert not (memory_ws.root / "raw/2024-03-05T20-00__gym").exists()  # no unit left: the segment is gone
+    assert copies(memory_ws.root, FORGOTTEN_WORDS) == []
+    with horma.Memory(Workspace.open(memory_ws.root), sandbox=isolated_backend) as mem:
+        ctx = mem.recall("How long did the trip to Vigo take?", budget=60)
+        assert mem.retriever.sandbox.backend == isolated_backend
+        assert "T2:2" in ctx.refs
+        gone = mem.recall("Quixotic Zeppelin locker code", budget=200)
+    assert not {"T3:1", "T3:2", "T3:3"} & set(gone.refs) and "7391" not in gone.text
+
+
+def test_selections_narrow_together_and_a_dry_run_changes_nothing(memory_ws):
+    before = everything(memory_ws.root)
+    out = cli("forget", memory_ws.root, "--actor", "Ana", "--after", "2024-03", "--before", "2024-03-06",
+              "--dry-run", "--json")
+    assert out.exit_code == 0
+    report = json.loads(out.stdout)
+    assert report["units"] == ["T3:1", "T3:3"] and report["dry_run"] and report["revisions"] == 5
+    assert "raw/2024-03-05T20-00__gym/units.log" in report["raw_files"]
+    assert everything(memory_ws.root) == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--unit", "T9:9"], "no archived unit with id T9:9"),
+    (["--actor", "Nobody"], "no archived unit matches"),
+    (["--before", "2020-01-01"], "no archived unit matches"),
+    (["--after", "yesterday"], "expected a time like"),
+    (["--segment", "../raw"], "give a raw segment folder"),
+    ([], "say what to forget"),
+])
+def test_refusals_are_one_line_and_change_nothing(memory_ws, args, message):
+    before = everything(memory_ws.root)
+    out = cli("forget", memory_ws.root, *args)
+    assert out.exit_code == 1 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert everything(memory_ws.root) == before
+
+
+def test_no_agent_can_forget(memory_ws, isolated_backend):
+    """In the manager's write view: no horma, raw/ read-only, the history and logs invisible."""
+    before = everything(memory_ws.root)
+    with open_sandbox(memory_ws.root, backend=isolated_backend, view=View.WRITE) as box:
+        assert box.exec("command -v horma || python3 -c 'import horma'").exit_code != 0
+        assert box.exec("sed -i 's/7391/xxxx/' raw/2024-03-05T20-00__gym/units.log").exit_code != 0
+        assert box.exec(": > raw/2024-03-05T20-00__gym/units.log").exit_code != 0
+        listing = box.exec("ls -A .horma; ls .horma/history 2>&1")
+        assert "objects" not in listing.output and "trajectories" not in listing.output
+    after = everything(memory_ws.root)
+    assert {k: v for k, v in after.items() if k.startswith(("raw/", ".horma/history"))} == \
+        {k: v for k, v in before.items() if k.startswith(("raw/", ".horma/history"))}

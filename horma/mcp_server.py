@@ -233,6 +233,8 @@ def do_search(served: Served, query: str, n: int) -> str:
         raise WorkspaceError("the query is empty")
     out, code = _box_output(served.client_box, f"hsearch -n {int(n)} -- {shlex.quote(' '.join(query.split()))}",
                             served.options.run_timeout)
+    if code == 1:  # like grep: nothing matched
+        return f"(no matches for {query!r})"
     if code != 0:
         raise WorkspaceError(f"search failed (exit {code}): {out[-500:]}")
     return out

@@ -101,7 +101,7 @@ def mcp(
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp" if http else "stdio"
     err_console.print(f"horma mcp: serving {escape(what)} over {escape(where)} ({run.backend} sandbox)",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
     try:
         server.run("streamable-http" if http else "stdio")
     except KeyboardInterrupt:

@@ -27,10 +27,17 @@ from horma.workspace import WorkspaceError
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+NO_SUCH = "no such file or folder"
+LINKS = "links are refused"
 
 
 class PathRefused(WorkspaceError):
-    """A path a client named that horma will not act on; worded for the client."""
+    """A path a client named that horma will not act on; ``reason`` words it for the client."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}" if path else reason)
+        self.path = path
+        self.reason = reason
 
 
 def split(path: str) -> list[str]:
@@ -39,23 +46,23 @@ def split(path: str) -> list[str]:
     Refuses ``..`` and NUL; a hidden name (``.horma``) reads as absent.
     """
     if not isinstance(path, str):
-        raise PathRefused(f"a path must be a string, got {type(path).__name__}")
+        raise PathRefused("", f"a path must be a string, got {type(path).__name__}")
     if "\x00" in path:
-        raise PathRefused("a path may not contain a NUL character")
+        raise PathRefused("", "a path may not contain a NUL character")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise PathRefused(f"{path}: '..' is not allowed (paths stay inside the workspace)")
+        raise PathRefused(path, "'..' is not allowed (paths stay inside the workspace)")
     if any(p.startswith(".") for p in parts):
-        raise PathRefused(f"{path}: no such file or folder")
+        raise PathRefused(path, NO_SUCH)
     return parts
 
 
 def _refuse_os(path: str, exc: OSError) -> PathRefused:
     if exc.errno == errno.ELOOP:
-        return PathRefused(f"{path}: links are refused")
+        return PathRefused(path, LINKS)
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-        return PathRefused(f"{path}: no such file or folder")
-    return PathRefused(f"{path}: {exc.strerror or exc}")
+        return PathRefused(path, NO_SUCH)
+    return PathRefused(path, str(exc.strerror or exc))
 
 
 @contextmanager
@@ -93,7 +100,7 @@ def lstat(root: Path, parts: list[str]) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     except PathRefused as exc:
-        if str(exc).endswith("no such file or folder"):
+        if exc.reason == NO_SUCH:
             return None
         raise
 
@@ -102,7 +109,7 @@ def read_bytes(root: Path, parts: list[str]) -> bytes:
     """A regular file's content; links, folders and devices are refused."""
     label = "/".join(parts)
     if not parts:
-        raise PathRefused(". is a folder, not a file")
+        raise PathRefused(".", "is a folder, not a file")
     with open_dir(root, parts[:-1], label=label) as dfd:
         try:
             fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dfd)
@@ -110,9 +117,9 @@ def read_bytes(root: Path, parts: list[str]) -> bytes:
             raise _refuse_os(label, exc) from None
         with os.fdopen(fd, "rb") as fh:
             if stat.S_ISDIR(os.fstat(fd).st_mode):
-                raise PathRefused(f"{label} is a folder, not a file")
+                raise PathRefused(label, "is a folder, not a file")
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise PathRefused(f"{label} is not a regular file")
+                raise PathRefused(label, "is not a regular file")
             return fh.read()
 
 

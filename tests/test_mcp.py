@@ -221,7 +221,7 @@ def test_run_cannot_write(tmp_path: Path, isolated_backend: str) -> None:
     ws = tmp_path / "mem"
 
     async def scenario() -> None:
-        async with session_over("stdio", str(ws), "--backend", isolated_backend) as s:
+        async with session_over("stdio", str(ws), "--backend", isolated_backend, "--run-timeout", "2") as s:
             await call(s, "record", units=ALPHA, session="s1")
             before = files_of(ws)
             for command in ("touch new.txt", "rm INDEX.md", "rm -rf raw notes", "echo x > notes/x.md",
@@ -231,7 +231,7 @@ def test_run_cannot_write(tmp_path: Path, isolated_backend: str) -> None:
                 assert out.rstrip().endswith("]") and "[exit code 0]" not in out, (command, out)
             assert files_of(ws) == before
             out = await call(s, "run", command="sleep 30")
-            assert "timed out" in out
+            assert "timed out after 2 s" in out
             assert "INDEX.md" in await call(s, "run", command="ls")  # the session came back
 
     anyio.run(scenario)

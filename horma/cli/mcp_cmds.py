@@ -51,6 +51,8 @@ def mcp(
     domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
     unsafe_local: bool = typer.Option(False, "--unsafe-local", help="Let the client's run and search commands (and "
                                                                     "LLM agents) use the local sandbox: no isolation."),
+    run_timeout: float = typer.Option(10.0, "--run-timeout", min=0.1, max=600,
+                                      help="Seconds a client's run or search command may take."),
     config: Path | None = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or "
                                                                     "~/.config/horma/config.yaml)."),
 ) -> None:
@@ -95,7 +97,7 @@ def mcp(
         if check_policy("manager", manager, run) | check_policy("retriever", retriever, run):
             model = run.llm("manager", llm)
         options = Options(backend=run.backend, manager=manager, retriever=retriever, llm=model, domain=domain,
-                          unsafe_local=run.unsafe_local, limits=run.limits)
+                          unsafe_local=run.unsafe_local, limits=run.limits, run_timeout=run_timeout)
         spaces = Workspaces(options, workspace=workspace, root=root, fixed=fixed)
     server = build_server(spaces, host=host, port=port)
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"

@@ -27,7 +27,7 @@ def main(workspace: str, message: str) -> None:
     with horma.Memory(workspace) as mem:
         client = anthropic.Anthropic()  # ANTHROPIC_API_KEY, and ANTHROPIC_BASE_URL when set
         runner = client.beta.messages.tool_runner(
-            model=os.environ.get("HORMA_EXAMPLE_MODEL", "claude-sonnet-4-5"),
+            model=os.environ.get("HORMA_EXAMPLE_MODEL", "claude-sonnet-4-6"),
             max_tokens=2048,
             system=SYSTEM,
             messages=[{"role": "user", "content": message}],

@@ -65,6 +65,13 @@ def _refuse_os(path: str, exc: OSError) -> PathRefused:
     return PathRefused(path, str(exc.strerror or exc))
 
 
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
 @contextmanager
 def open_dir(root: Path, parts: list[str], *, create: bool = False, label: str = "") -> Iterator[int]:
     """A file descriptor of folder ``parts`` under ``root``, opened link-free component by component."""
@@ -82,6 +89,10 @@ def open_dir(root: Path, parts: list[str], *, create: bool = False, label: str =
                 except FileExistsError:
                     pass
                 fds.append(os.open(name, _DIR_FLAGS, dir_fd=fds[-1]))
+            except OSError as exc:  # a link answers ELOOP, or ENOTDIR with O_DIRECTORY
+                if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, fds[-1]):
+                    raise PathRefused(label, LINKS) from None
+                raise
         yield fds[-1]
     except OSError as exc:
         raise _refuse_os(label, exc) from None

@@ -20,9 +20,10 @@ import shlex
 import time as _time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from horma.agents.policies import SandboxedAgent, policy_names
+from horma.llm.accounting import Cost, Meter
 from horma.sandbox import View
 from horma.workspace import SEP, Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
 
@@ -39,6 +40,12 @@ class RecordResult:
     organized: list[str]  # segments a policy organized in this call (recovered ones first)
     elapsed_ms: float
     llm_calls: int = 0
+    cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
+
+    def as_dict(self) -> dict:
+        return {"segment": self.segment, "archived": self.archived, "skipped": self.skipped,
+                "organized": self.organized, "elapsed_ms": round(self.elapsed_ms, 3), "llm_calls": self.llm_calls,
+                "cost": self.cost.as_dict()}
 
 
 def check_units(units: Sequence[Unit]) -> None:
@@ -166,6 +173,7 @@ class Manager(SandboxedAgent):
         if self.impl.needs_sandbox:
             self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
         t0 = _time.perf_counter()
+        meter = Meter(self.llm, self.sandbox_commands)
         ws = self.workspace
         organized: list[str] = []
         calls = 0
@@ -186,7 +194,7 @@ class Manager(SandboxedAgent):
             elif organized:
                 self.commit_notes(organized)
         return RecordResult(seg, archived, len(units) - archived, organized,
-                            (_time.perf_counter() - t0) * 1000, calls)
+                            (_time.perf_counter() - t0) * 1000, calls, meter.cost())
 
     @contextmanager
     def one_run(self) -> Iterator[None]:

@@ -152,6 +152,10 @@ class SandboxedAgent:
             )
         return self._sandbox
 
+    def sandbox_commands(self) -> int:
+        """Commands run in this agent's session so far (0 before it opens): what a call's Cost counts."""
+        return self._sandbox.commands if self._sandbox is not None else 0
+
     @property
     def sandbox_open(self) -> bool:
         return self._sandbox is not None

@@ -15,10 +15,11 @@ import os
 import posixpath
 import shlex
 import time as _time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from horma.context import Context
+from horma.llm.accounting import Cost, Meter
 from horma.resources import SANDBOX_BIN
 from horma.agents.policies import SandboxedAgent, policy_names
 from horma.sandbox import Sandbox, View
@@ -33,10 +34,11 @@ class Recall(Context):
     steps: int = 0
     llm_calls: int = 0
     elapsed_ms: float = 0.0
+    cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
 
     def as_dict(self) -> dict:
         return {**super().as_dict(), "steps": self.steps, "llm_calls": self.llm_calls,
-                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace}
+                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace, "cost": self.cost.as_dict()}
 
 
 def check_query(query: str, budget: int) -> str:
@@ -96,10 +98,12 @@ class Retriever(SandboxedAgent):
         query = check_query(query, budget)
         box = self.sandbox  # opened once per Retriever; its start is not part of a recall's latency
         t0 = _time.perf_counter()
+        meter = Meter(self.llm, self.sandbox_commands)
         box.exec(f"cd {shlex.quote(box.home)}")
         ctx = Recall(query=query, budget=budget, workspace=self.workspace)
         self.impl.retrieve(self, box, ctx)
         ctx.elapsed_ms = (_time.perf_counter() - t0) * 1000
+        ctx.cost = meter.cost()
         return ctx
 
 

@@ -15,6 +15,7 @@ from horma.cli import (
     eval_cmds,
     history_cmds,
     index_cmds,
+    mcp_cmds,
     memory_cmds,
     sandbox_cmds,
     skills_cmds,
@@ -45,7 +46,7 @@ def _root(
 
 
 for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds):
+                history_cmds, mcp_cmds):
     _module.register(app)
 
 

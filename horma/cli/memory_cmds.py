@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
@@ -25,6 +25,7 @@ from horma.agents.retriever import Recall, check_query
 from horma.agents.trajectory import read_trajectory
 from horma.cli.common import console, err_console, fail, user_errors
 from horma.config import Config, ConfigError, load_config
+from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.resources import EXAMPLES
 from horma.sources import Segment, SourceError
@@ -121,11 +122,13 @@ class IngestTotals:
     skipped: int = 0
     segments: int = 0
     seconds: float = 0.0
+    cost: Cost = field(default_factory=Cost)  # summed over every record
 
     def as_dict(self) -> dict:
         rate = self.units / self.seconds if self.seconds else 0.0
         return {"units": self.units, "archived": self.archived, "skipped": self.skipped,
-                "segments": self.segments, "seconds": round(self.seconds, 3), "units_per_s": round(rate, 1)}
+                "segments": self.segments, "seconds": round(self.seconds, 3), "units_per_s": round(rate, 1),
+                "cost": self.cost.as_dict()}
 
 
 def ingest_segments(mem: Memory, segments: list[Segment], source: str, progress: Progress, label: str,
@@ -140,6 +143,7 @@ def ingest_segments(mem: Memory, segments: list[Segment], source: str, progress:
             totals.archived += res.archived
             totals.skipped += res.skipped
             totals.segments += 1 if res.segment else 0
+            totals.cost += res.cost
             done = progress.tasks[task].completed + len(seg.units)
             rate = done / max(time.perf_counter() - t0, 1e-9)
             progress.update(task, advance=len(seg.units), rate=f"{rate:,.0f} units/s")
@@ -257,9 +261,15 @@ def print_context(ctx: Recall) -> None:
         console.print(item.text, markup=False, highlight=False)
     console.print(
         f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
-        f"{ctx.llm_calls} LLM calls · {ctx.elapsed_ms:.0f} ms · trace {escape(ctx.trace or '-')}[/]",
+        f"{ctx.llm_calls} LLM calls · {ctx.cost.sandbox_commands} sandbox commands · {ctx.elapsed_ms:.0f} ms"
+        f"{_dollars(ctx.cost)} · trace {escape(ctx.trace or '-')}[/]",
         highlight=False,
     )
+
+
+def _dollars(cost: Cost) -> str:
+    """`` · $0.0012`` when a priced model ran, else nothing."""
+    return f" · ${cost.cost_usd:.4f}" if cost.llm_calls and cost.cost_usd is not None else ""
 
 
 @contextmanager
@@ -293,7 +303,7 @@ def recall(
             ctx = mem.recall(query, budget)
     if json_out:
         d = ctx.as_dict()
-        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace")
+        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "cost")
         console.print_json(json.dumps({k: d[k] for k in keep}, ensure_ascii=False))
         return
     print_context(ctx)
@@ -342,7 +352,9 @@ def ask(
         print_context(ctx)
         return
     print_context(ctx)
-    console.print(f"[bold]answer:[/] {escape(reply.text)}  [dim]({reply.input_tokens} input tokens)[/]",
+    console.print(f"[bold]answer:[/] {escape(reply.text)}  [dim]({reply.input_tokens} input tokens; the whole ask: "
+                  f"{reply.cost.input_tokens} in / {reply.cost.output_tokens} out tokens, {reply.cost.llm_calls} "
+                  f"LLM calls{_dollars(reply.cost)})[/]",
                   highlight=False)
 
 

@@ -27,6 +27,7 @@ class ShellSandbox:
         self.shell = shell
         self.home = home  # the workspace root as the shell sees it
         self._closed = False
+        self.commands = 0  # commands run in this session: what a call's Cost counts
 
     @property
     def cwd(self) -> str:
@@ -36,6 +37,7 @@ class ShellSandbox:
     def exec(self, command: str, timeout: float | None = None) -> ExecResult:
         if self._closed:
             raise RuntimeError("sandbox session is closed")
+        self.commands += 1
         last_pwd = self.shell.pwd
         if not self.shell.alive:
             self._restart(last_pwd)

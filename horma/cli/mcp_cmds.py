@@ -1,0 +1,110 @@
+"""`horma mcp`: serve workspaces to any MCP client (the server itself is horma.mcp_server)."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from horma.cli.common import err_console, fail, user_errors
+
+MISSING_MCP = "the MCP server needs the mcp extra: pip install -e '.[mcp]'"
+LOOPBACK_NAMES = ("localhost",)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp)
+
+
+def parse_http(value: str, allow_remote: bool) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6); a non-loopback host only with ``--allow-remote``."""
+    host, colon, port = value.rpartition(":")
+    host = host.strip("[]")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        fail(f"--http must be HOST:PORT, e.g. 127.0.0.1:8765, got {value!r}")
+    try:
+        loopback = host in LOOPBACK_NAMES or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback and not allow_remote:
+        fail(f"--http {value}: {host} is not a loopback address; anyone who can reach it could read and write "
+             "this memory (there is no authentication): pass --allow-remote to mean it")
+    return host, int(port)
+
+
+def mcp(
+    workspace: Path | None = typer.Argument(None, help="The workspace folder to serve (created if missing)."),
+    root: Path | None = typer.Option(None, "--root", help="Serve a folder of workspaces instead: each call names "
+                                                          "one (the tools' 'workspace' argument)."),
+    fixed: str | None = typer.Option(None, "--workspace", "-w", help="With --root: serve only this workspace of "
+                                                                     "the folder (calls need not name it)."),
+    http: str | None = typer.Option(None, "--http", help="Serve streamable HTTP at HOST:PORT (endpoint /mcp) "
+                                                         "instead of stdio."),
+    allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow --http on a non-loopback address."),
+    manager: str = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm."),
+    retriever: str = typer.Option("heuristic", "--retriever", "-r", help="Recall policy: heuristic (no LLM) or llm."),
+    llm: str | None = typer.Option(None, "--llm", help="Model spec for LLM policies, e.g. openai:gpt-4o-mini."),
+    backend: str | None = typer.Option(None, "--backend", "-b", help="Sandbox: auto, docker, bwrap or local "
+                                                                     "(default: config, auto)."),
+    domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
+    unsafe_local: bool = typer.Option(False, "--unsafe-local", help="Let the client's run and search commands (and "
+                                                                    "LLM agents) use the local sandbox: no isolation."),
+    run_timeout: float = typer.Option(10.0, "--run-timeout", min=0.1, max=600,
+                                      help="Seconds a client's run or search command may take."),
+    config: Path | None = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or "
+                                                                    "~/.config/horma/config.yaml)."),
+) -> None:
+    """Serve a memory over MCP (Model Context Protocol) to Claude Desktop, Claude Code, Cursor or any agent.
+
+    Tools: [bold]record[/] (archive units, organize notes), [bold]recall[/] (a context with every item's path,
+    lines and unit ids), and for a client that navigates by itself [bold]search[/] (hsearch), [bold]read[/]
+    (numbered lines), [bold]run[/] (one command in the read-only sandbox), [bold]tree[/]. Resources: INDEX.md
+    and the notes, as horma://WORKSPACE/PATH. Every record and recall reports its cost (tokens, LLM calls,
+    sandbox commands, wall time, dollars where the model's price is known).
+
+    Transport: stdio by default (the client starts the server); --http 127.0.0.1:8765 serves streamable HTTP
+    at http://127.0.0.1:8765/mcp for clients that connect by URL.
+
+    Claude Code: [bold]claude mcp add horma -- horma mcp /path/to/mem[/]
+
+    Claude Desktop (claude_desktop_config.json):
+    [bold]{"mcpServers": {"horma": {"command": "horma", "args": \\["mcp", "/path/to/mem"]}}}[/]
+
+    Many workspaces behind one server: [bold]horma mcp --root ./memories[/] (each call names its
+    workspace; one workspace's calls never see another's files). Needs the extra: pip install -e '.\\[mcp]'
+    """
+    try:
+        import mcp as _  # noqa: F401  (the SDK is an optional extra)
+    except ImportError:
+        fail(escape(MISSING_MCP))
+    from horma.cli.memory_cmds import check_policy, setup
+    from horma.config import ConfigError
+    from horma.llm import LLMError
+    from horma.mcp_server import Options, Workspaces, build_server
+
+    if (workspace is None) == (root is None):
+        fail("name one workspace folder, or serve a folder of workspaces with --root DIR")
+    if fixed is not None and root is None:
+        fail("--workspace NAME picks a workspace of --root DIR; to serve one folder, pass it as the argument")
+    if unsafe_local and root is not None:
+        fail("--unsafe-local cannot be combined with --root: the local sandbox cannot keep workspaces apart")
+    host, port = parse_http(http, allow_remote) if http else ("127.0.0.1", 8000)
+    with user_errors(LLMError, ConfigError):
+        run = setup(config, backend, unsafe_local)
+        model = None
+        if check_policy("manager", manager, run) | check_policy("retriever", retriever, run):
+            model = run.llm("manager", llm)
+        options = Options(backend=run.backend, manager=manager, retriever=retriever, llm=model, domain=domain,
+                          unsafe_local=run.unsafe_local, limits=run.limits, run_timeout=run_timeout)
+        spaces = Workspaces(options, workspace=workspace, root=root, fixed=fixed)
+    server = build_server(spaces, host=host, port=port)
+    what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
+    where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp" if http else "stdio"
+    err_console.print(f"horma mcp: serving {escape(what)} over {escape(where)} ({run.backend} sandbox)",
+                      highlight=False, soft_wrap=True)
+    try:
+        server.run("streamable-http" if http else "stdio")
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,457 @@
+"""horma as an MCP server: any MCP client (Claude Desktop, Claude Code, Cursor, agent frameworks) gets a memory.
+
+Built on the official ``mcp`` SDK (FastMCP). Tools:
+
+- ``record`` archives units and organizes notes (the manager);
+- ``recall`` returns the context for a query, every item with its path, lines and unit ids (the retriever);
+- ``search``, ``read``, ``run``, ``tree``: the retriever's own action space, for a client model that
+  navigates by itself (``run`` is one command in the read-view sandbox: read-only, time- and output-limited).
+
+Resources: each workspace's ``INDEX.md`` and its notes, as ``horma://<workspace>/<path>``.
+
+One server serves one workspace folder, or a root folder of many (``--root``),
+the workspace named per call (the ``workspace`` argument) or fixed for the
+server. Names are validated and every workspace has its own sandbox sessions,
+so one workspace's calls never see another's files: host-side reads go
+through :mod:`horma.paths` (no ``..``, no links, ``.horma/`` hidden) and
+``run`` sees only its workspace's read view. Calls into one workspace are
+serialized (its sandbox shells are single-threaded); the blocking work runs in
+worker threads so the event loop keeps serving other clients.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+from urllib.parse import quote, unquote
+
+import anyio.to_thread
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.types import Resource, ResourceTemplate, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field
+
+from horma import paths
+from horma.memory import Memory
+from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
+from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, Unit, Workspace, WorkspaceError
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+SCHEME = "horma"
+READ_MAX_LINES = 2000
+READ_MAX_CHARS = 64_000
+RUN_TIMEOUT = 10.0
+MAX_RESOURCES = 2000
+
+INSTRUCTIONS = """\
+horma is a file-tree memory. `record` archives conversation turns or steps (units) exactly under raw/ and
+organizes notes/ that cite them; `recall` returns a compact context for a question, each item with its file,
+line range and source unit ids. To navigate by yourself: `tree`, `search` (ranked lines, best first), `read`
+(numbered lines), `run` (one read-only shell command: ls, grep, cat, hsearch)."""
+
+T = TypeVar("T")
+
+
+class UnitIn(BaseModel):
+    """One unit to remember: a dialogue turn, an environment step, a log line."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(description="Its id in your source, unique in the workspace, no spaces or '|' (e.g. 's3:7').")
+    time: str = Field(description="When it happened, e.g. '2024-03-02 09:15'.")
+    actor: str = Field(description="Who spoke or acted, e.g. 'user'.")
+    text: str = Field(description="What was said or done, verbatim.")
+
+
+@dataclass
+class Options:
+    """How the served workspaces' memories are built (the CLI's flags)."""
+
+    backend: str = "auto"
+    manager: str = "heuristic"
+    retriever: str = "heuristic"
+    llm: Any = None
+    domain: str | None = None
+    unsafe_local: bool = False
+    limits: Any = None
+    run_timeout: float = RUN_TIMEOUT
+
+
+@dataclass
+class Served:
+    """One served workspace: its memory, the client's own read-view session, and the lock that serializes calls."""
+
+    name: str
+    workspace: Workspace
+    options: Options
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    _memory: Memory | None = None
+    _client_box: Sandbox | None = None
+
+    @property
+    def memory(self) -> Memory:
+        if self._memory is None:
+            o = self.options
+            self._memory = Memory(self.workspace, manager=o.manager, retriever=o.retriever, sandbox=o.backend,
+                                  llm=o.llm, domain=o.domain, allow_unsafe_local=o.unsafe_local, limits=o.limits)
+        return self._memory
+
+    @property
+    def client_box(self) -> Sandbox:
+        """The read view the client's ``search`` and ``run`` act in: its own session, so a client's shell
+        state (functions, variables) never reaches the retriever's; an unisolated one is refused."""
+        if self._client_box is None:
+            self._client_box = open_for_agent(self.workspace.root, self.options.backend, View.READ,
+                                              llm_driven=True, allow_unsafe_local=self.options.unsafe_local)
+        return self._client_box
+
+    def close(self) -> None:
+        with self.lock:
+            if self._client_box is not None:
+                self._client_box.close()
+                self._client_box = None
+            if self._memory is not None:
+                self._memory.close()
+                self._memory = None
+
+
+class Workspaces:
+    """What one server serves: one workspace folder, or a root folder of many workspaces.
+
+    ``root`` mode names a workspace per call, unless ``fixed`` names it for the
+    server. A name is one folder directly under the root (letters, digits,
+    ``_.-``; not a link); ``record`` into a new name creates that workspace.
+    """
+
+    def __init__(self, options: Options, *, workspace: Path | None = None, root: Path | None = None,
+                 fixed: str | None = None):
+        if (workspace is None) == (root is None):
+            raise WorkspaceError("serve either one workspace or a --root of workspaces")
+        self.options = options
+        self._served: dict[str, Served] = {}
+        self._lock = threading.Lock()
+        self.root = root.resolve() if root is not None else None
+        self.fixed = fixed
+        if workspace is not None:
+            ws = Workspace.init(workspace)
+            self.fixed = self.check_name(ws.root.name) if NAME.fullmatch(ws.root.name) else "workspace"
+            self._served[self.fixed] = Served(self.fixed, ws, options)
+        else:
+            if self.root.exists() and not self.root.is_dir():
+                raise WorkspaceError(f"{root}: exists and is not a directory")
+            self.root.mkdir(parents=True, exist_ok=True)
+            if fixed is not None:
+                folder = self.root / self.check_name(fixed)
+                if folder.is_symlink():
+                    raise WorkspaceError(f"workspace {fixed!r} is a link; links are refused")
+                self._served[fixed] = Served(fixed, Workspace.init(folder), options)
+
+    @property
+    def multi(self) -> bool:
+        """Whether a call names its workspace."""
+        return self.fixed is None
+
+    @staticmethod
+    def check_name(name: str) -> str:
+        if not isinstance(name, str) or not NAME.fullmatch(name) or name in (".", ".."):
+            raise WorkspaceError(f"bad workspace name {name!r}: use 1-64 letters, digits, '_', '.' or '-', "
+                                 "starting with a letter or digit")
+        return name
+
+    def names(self) -> list[str]:
+        """The workspaces a client may name."""
+        if not self.multi:
+            return [self.fixed]
+        out = []
+        for p in sorted(self.root.iterdir()):
+            if NAME.fullmatch(p.name) and not p.is_symlink() and (p / META_DIR / "workspace.yaml").is_file():
+                out.append(p.name)
+        return out
+
+    def get(self, name: str | None, *, create: bool = False) -> Served:
+        """The served workspace a call names (None: the fixed one)."""
+        if not self.multi:
+            if name not in (None, "", self.fixed):
+                raise WorkspaceError(f"this server serves only the workspace {self.fixed!r}; omit 'workspace'")
+            return self._served[self.fixed]
+        if name is None or name == "":
+            known = ", ".join(self.names()) or "none yet"
+            raise WorkspaceError(f"name the workspace: this server serves a folder of workspaces ({known})")
+        name = self.check_name(name)
+        with self._lock:
+            served = self._served.get(name)
+            if served is not None:
+                return served
+            folder = self.root / name
+            if folder.is_symlink():
+                raise WorkspaceError(f"workspace {name!r} is a link; links are refused")
+            if not (folder / META_DIR / "workspace.yaml").is_file():
+                if not create:
+                    known = ", ".join(self.names()) or "none yet"
+                    raise WorkspaceError(f"no workspace {name!r} (workspaces: {known}); `record` creates one")
+                Workspace.init(folder)
+            served = self._served[name] = Served(name, Workspace.open(folder), self.options)
+            return served
+
+    def close(self) -> None:
+        for served in list(self._served.values()):
+            served.close()
+
+
+# -- what the tools do (blocking; called in a worker thread under the workspace's lock) ----------------------
+def do_record(served: Served, units: list[UnitIn], session: str | None) -> dict:
+    result = served.memory.record([Unit(u.id, u.time, u.actor, u.text) for u in units], slug=session or "segment")
+    return {"workspace": served.name, **result.as_dict()}
+
+
+def do_recall(served: Served, query: str, budget: int) -> dict:
+    ctx = served.memory.recall(query, budget)
+    d = ctx.as_dict()
+    items = [{"path": i["path"], "start": i["start"], "end": i["end"], "units": i["refs"], "tokens": i["tokens"],
+              "text": i["text"]} for i in d["items"]]
+    return {"workspace": served.name, "query": d["query"], "context": d["context"], "tokens": d["tokens"],
+            "budget": budget, "items": items, "units": ctx.refs, "trace": d["trace"], "cost": d["cost"]}
+
+
+def _box_output(box: Sandbox, command: str, timeout: float) -> tuple[str, int]:
+    box.exec(f"cd {shlex.quote(box.home)}")  # every call starts at the workspace root
+    result = box.exec(command, timeout=timeout)
+    out = result.output.rstrip("\n") if result.output.strip() else "(no output)"
+    if result.timed_out:
+        out += f"\n[timed out after {timeout:g} s]"
+    return out, result.exit_code
+
+
+def do_search(served: Served, query: str, n: int) -> str:
+    if not query.strip():
+        raise WorkspaceError("the query is empty")
+    out, code = _box_output(served.client_box, f"hsearch -n {int(n)} -- {shlex.quote(' '.join(query.split()))}",
+                            served.options.run_timeout)
+    if code == 1:  # like grep: nothing matched
+        return f"(no matches for {query!r})"
+    if code != 0:
+        raise WorkspaceError(f"search failed (exit {code}): {out[-500:]}")
+    return out
+
+
+def do_run(served: Served, command: str) -> str:
+    if not command.strip():
+        raise WorkspaceError("the command is empty")
+    out, code = _box_output(served.client_box, command, served.options.run_timeout)
+    return f"{out}\n[exit code {code}]"
+
+
+def do_read(served: Served, path: str, start: int | None, end: int | None) -> str:
+    parts = paths.split(path)
+    lines = paths.read_text(served.workspace.root, parts).splitlines()
+    first = start or 1
+    last = min(end or len(lines), len(lines), first + READ_MAX_LINES - 1)
+    if not lines:
+        return "(empty file)"
+    if first > len(lines) or (end is not None and end < first):
+        raise WorkspaceError(f"{path}: bad line range {start}-{end} (the file has {len(lines)} lines)")
+    out, size = [], 0
+    for n in range(first, last + 1):
+        row = f"{n:>6}\t{lines[n - 1]}"
+        size += len(row) + 1
+        if size > READ_MAX_CHARS:
+            out.append(f"[... stopped at {READ_MAX_CHARS} characters: read from line {n} on]")
+            break
+        out.append(row)
+    else:
+        if last < len(lines):
+            out.append(f"[... {len(lines) - last} more lines: read from line {last + 1} on]")
+    return "\n".join(out)
+
+
+def do_tree(served: Served, path: str, depth: int) -> str:
+    parts = paths.split(path)
+    st = paths.lstat(served.workspace.root, parts)
+    if st is None:
+        raise WorkspaceError(f"{path}: no such folder")
+    entries = paths.listing(served.workspace.root, parts, depth)
+    label = "/".join(parts) or "."
+    rows = [f"{label}/"]
+    for e in entries:
+        indent = "  " * e.depth
+        name = e.path.rsplit("/", 1)[-1]
+        suffix = {"dir": "/", "link": " (link, not followed)", "other": " (special file)"}.get(e.kind, "")
+        size = f"  {e.size} B" if e.kind == "file" else ""
+        rows.append(f"{indent}{name}{suffix}{size}")
+    return "\n".join(rows)
+
+
+# -- the server ------------------------------------------------------------------------------------------------
+WorkspaceArg = Annotated[str | None, Field(
+    description="The workspace to use, when the server serves a folder of workspaces; omit it otherwise.")]
+
+
+class HormaMCP(FastMCP):
+    """FastMCP whose resources are the served workspaces' INDEX.md and notes, listed as they are on disk now."""
+
+    def __init__(self, spaces: Workspaces, **settings: Any):
+        super().__init__(name="horma", instructions=INSTRUCTIONS, **settings)
+        self.spaces = spaces
+
+    async def list_resources(self) -> list[Resource]:
+        return await anyio.to_thread.run_sync(self._resources)
+
+    def _resources(self) -> list[Resource]:
+        out: list[Resource] = []
+        for name in self.spaces.names():
+            ws = self.spaces.get(name).workspace
+            rels = [INDEX_FILE] + [ws.rel(p) for p in ws.note_files() if not p.is_symlink()]
+            for rel in rels:
+                if len(out) >= MAX_RESOURCES:
+                    return out
+                out.append(Resource(uri=resource_uri(name, rel), name=f"{name}/{rel}", mimeType="text/markdown",
+                                    description="what is where in this memory" if rel == INDEX_FILE else "a note"))
+        return out
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        return [ResourceTemplate(uriTemplate=f"{SCHEME}://{{workspace}}/{{+path}}", name="workspace file",
+                                 description="INDEX.md or a note (notes/...) of a workspace", mimeType="text/markdown")]
+
+    async def read_resource(self, uri: Any) -> list[ReadResourceContents]:
+        name, rel = parse_uri(str(uri))
+        parts = paths.split(rel)
+        if parts != [INDEX_FILE] and (not parts or parts[0] != NOTES_DIR):
+            raise ResourceError(f"{uri}: resources are INDEX.md and notes/...; use the read tool for other files")
+
+        def read() -> str:
+            return paths.read_text(self.spaces.get(name).workspace.root, parts)
+
+        try:
+            text = await anyio.to_thread.run_sync(read)
+        except WorkspaceError as exc:
+            raise ResourceError(str(exc)) from None
+        return [ReadResourceContents(content=text, mime_type="text/markdown")]
+
+
+def resource_uri(name: str, rel: str) -> str:
+    return f"{SCHEME}://{name}/{quote(rel)}"
+
+
+def parse_uri(uri: str) -> tuple[str, str]:
+    prefix = f"{SCHEME}://"
+    if not uri.startswith(prefix) or "/" not in uri[len(prefix):]:
+        raise ResourceError(f"{uri}: not a horma resource (expected {SCHEME}://<workspace>/<path>)")
+    name, _, rel = uri[len(prefix):].partition("/")
+    return name, unquote(rel)
+
+
+def reading(title: str) -> ToolAnnotations:
+    """Annotations of a tool that only reads this closed world: safe to call freely and to repeat."""
+    return ToolAnnotations(title=title, readOnlyHint=True, destructiveHint=False, idempotentHint=True,
+                           openWorldHint=False)
+
+
+def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 8000,
+                 log_level: str = "WARNING") -> HormaMCP:
+    """The MCP server over ``spaces``; run it with ``.run("stdio")`` or ``.run("streamable-http")``."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastMCP) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(spaces.close)
+
+    server = HormaMCP(spaces, host=host, port=port, log_level=log_level, lifespan=lifespan)
+
+    async def call(workspace: str | None, job: Callable[[Served], T], *, create: bool = False) -> T:
+        """Run ``job`` on the named workspace in a worker thread, one call per workspace at a time."""
+
+        def work() -> T:
+            served = spaces.get(workspace, create=create)
+            with served.lock:
+                return job(served)
+
+        try:
+            return await anyio.to_thread.run_sync(work)
+        except (WorkspaceError, SandboxError, ValueError) as exc:
+            raise ToolError(str(exc)) from None
+
+    @server.tool(annotations=ToolAnnotations(title="Record units", readOnlyHint=False, destructiveHint=False,
+                                             idempotentHint=True, openWorldHint=False), structured_output=True)
+    async def record(
+        units: Annotated[list[UnitIn], Field(min_length=1, description="The units, in order.")],
+        session: Annotated[str | None, Field(description="A short name for this batch (a session, an episode); "
+                                                         "it names the raw folder.")] = None,
+        workspace: WorkspaceArg = None,
+    ) -> dict[str, Any]:
+        """Remember units: archive them exactly under raw/ (units whose id is already archived are skipped, so
+        re-sending is safe) and organize notes that cite them. Returns what was archived and what it cost."""
+        return await call(workspace, lambda s: do_record(s, units, session), create=True)
+
+    @server.tool(annotations=reading("Recall"),
+                 structured_output=True)
+    async def recall(
+        query: Annotated[str, Field(min_length=1, description="What to remember, as a question or keywords.")],
+        budget: Annotated[int, Field(ge=1, le=100_000, description="Context budget in tokens.")] = 1000,
+        workspace: WorkspaceArg = None,
+    ) -> dict[str, Any]:
+        """Build a compact context for the query within the token budget: the verified lines the memory
+        holds about it, each item with its file path, line range and source unit ids, plus what it cost."""
+        return await call(workspace, lambda s: do_recall(s, query, budget))
+
+    @server.tool(annotations=reading("Search"),
+                 structured_output=False)
+    async def search(
+        query: Annotated[str, Field(min_length=1, description="Keywords or a question.")],
+        n: Annotated[int, Field(ge=1, le=200, description="How many raw lines to list.")] = 20,
+        workspace: WorkspaceArg = None,
+    ) -> str:
+        """Ranked search (hsearch) over the raw archive, routed through the notes: best matching lines first,
+        as `path:line:text`, then matching note lines. Read around a hit with `read`."""
+        return await call(workspace, lambda s: do_search(s, query, n))
+
+    @server.tool(annotations=reading("Read"),
+                 structured_output=False)
+    async def read(
+        path: Annotated[str, Field(description="A file inside the workspace, e.g. INDEX.md, "
+                                               "notes/people/ana.md or raw/<segment>/units.log.")],
+        start: Annotated[int | None, Field(ge=1, description="First line (1-based).")] = None,
+        end: Annotated[int | None, Field(ge=1, description="Last line (inclusive).")] = None,
+        workspace: WorkspaceArg = None,
+    ) -> str:
+        """Read a file's lines, numbered (at most 2000 lines a call). Paths stay inside the workspace:
+        '..' and links are refused."""
+        return await call(workspace, lambda s: do_read(s, path, start, end))
+
+    @server.tool(annotations=reading("Run a read-only command"),
+                 structured_output=False)
+    async def run(
+        command: Annotated[str, Field(min_length=1, description="One bash command line, e.g. "
+                                                                "\"grep -rn Lisbon notes | head\".")],
+        workspace: WorkspaceArg = None,
+    ) -> str:
+        """Run one bash command in the workspace's read-only sandbox (no network; writes fail), starting at the
+        workspace root, with a time limit and an output cap. Tools: ls, cat, grep, head, tail, wc, hsearch."""
+        return await call(workspace, lambda s: do_run(s, command))
+
+    @server.tool(annotations=reading("Tree"),
+                 structured_output=False)
+    async def tree(
+        path: Annotated[str, Field(description="A folder inside the workspace; '.' is its root.")] = ".",
+        depth: Annotated[int, Field(ge=1, le=8, description="How many folder levels to show.")] = 2,
+        workspace: WorkspaceArg = None,
+    ) -> str:
+        """List a folder of the workspace as a tree with file sizes: INDEX.md (what is where), notes/ (written
+        by the memory manager), raw/ (the exact archive, one folder per session)."""
+        return await call(workspace, lambda s: do_tree(s, path, depth))
+
+    @server.tool(annotations=reading("List workspaces"),
+                 structured_output=False)
+    async def workspaces() -> str:
+        """The workspaces this server serves, one per line (name one in the other tools' 'workspace')."""
+        names = await anyio.to_thread.run_sync(spaces.names)
+        return "\n".join(names) if names else "(none yet: record into a new name to create one)"
+
+    return server

@@ -375,13 +375,16 @@ class Workspace:
         if path.is_dir() and any(path.iterdir()) and not (path / META_DIR).is_dir():
             raise WorkspaceError(f"{path}: directory is not empty and is not a horma workspace")
         ws = cls(path)
-        for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
-            (ws.root / sub).mkdir(parents=True, exist_ok=True)
-        meta = ws.root / META_DIR / "workspace.yaml"
-        if not meta.exists():
-            atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
-        if not (ws.root / INDEX_FILE).exists():
-            atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
+        try:
+            for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
+                (ws.root / sub).mkdir(parents=True, exist_ok=True)
+            meta = ws.root / META_DIR / "workspace.yaml"
+            if not meta.exists():
+                atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
+            if not (ws.root / INDEX_FILE).exists():
+                atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
+        except OSError as exc:  # a parent that is a file, no permission, a full disk
+            raise WorkspaceError(f"{path}: cannot create the workspace ({exc.strerror})") from None
         return ws
 
     @classmethod

@@ -405,6 +405,8 @@ class Workspace:
 
     def resolve(self, rel: str) -> Path:
         """A workspace-relative path as an absolute one; refuses paths that leave the workspace."""
+        if not isinstance(rel, str) or "\x00" in rel:
+            raise WorkspaceError(f"{rel!r:.80}: not a path")
         p = (self.root / rel.lstrip("/")).resolve()
         if p != self.root and self.root not in p.parents:
             raise WorkspaceError(f"{rel}: path leaves the workspace")

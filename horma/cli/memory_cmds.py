@@ -109,8 +109,11 @@ def check_policy(role: str, policy: str, run: Setup) -> bool:
 
 
 def _progress() -> Progress:
+    """A bar on a terminal; nothing when stderr is a file or a pipe (the totals line says what was done,
+    and a failed run leaves its one error line alone)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console)
+                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console,
+                    disable=not err_console.is_terminal)
 
 
 @dataclass

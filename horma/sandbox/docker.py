@@ -171,12 +171,19 @@ def _prune_orphans(client) -> None:
     """Remove containers of sessions whose process died without closing them (killed runs), and no others."""
     from docker.errors import DockerException
 
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        if owner_gone(c.labels):
+    # The low-level list: the high-level one inspects every container it lists, and a container
+    # another session closes in between made it fail with "404 No such container" (that session's
+    # start failed with it).
+    try:
+        listed = client.api.containers(all=True, filters={"label": LABEL})
+    except DockerException:
+        return  # pruning is best effort: a failed listing must not stop this session from starting
+    for c in listed:
+        if owner_gone(c.get("Labels") or {}):
             try:
-                c.remove(force=True)
+                client.api.remove_container(c["Id"], force=True)
             except DockerException:
-                pass  # another session is pruning it
+                pass  # gone already, or another session is pruning it
 
 
 def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[str]:

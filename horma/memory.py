@@ -20,7 +20,7 @@ from typing import Any
 
 from horma.agents.manager import Manager, RecordResult
 from horma.agents.retriever import Recall, Retriever
-from horma.units import UNIT_FIELDS, as_unit, check_units
+from horma.units import UNIT_FIELDS, as_unit, check_units  # noqa: F401 - as_unit, UNIT_FIELDS: re-exported (horma.memory.as_unit)
 from horma.workspace import Unit, Workspace, WorkspaceError
 
 def resolve_llm(llm: Any):

@@ -15,7 +15,6 @@ import horma
 from horma.bench.locomo import DatasetError, parse_samples
 from horma.bench.longmemeval import LongMemEvalError, parse_item
 from horma.sandbox import SandboxError
-from horma.sources import SourceError
 from horma.sources.jsonl import load_jsonl
 from horma.units import UnitError, check_name, check_unit, check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError

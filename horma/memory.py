@@ -20,28 +20,8 @@ from typing import Any
 
 from horma.agents.manager import Manager, RecordResult
 from horma.agents.retriever import Recall, Retriever
+from horma.units import UNIT_FIELDS, as_unit, check_units  # noqa: F401 - as_unit, UNIT_FIELDS: re-exported (horma.memory.as_unit)
 from horma.workspace import Unit, Workspace, WorkspaceError
-
-UNIT_FIELDS = ("id", "time", "actor", "text")
-
-
-def as_unit(item: Unit | Mapping[str, Any]) -> Unit:
-    """A Unit, or a mapping with exactly its four string fields."""
-    if isinstance(item, Unit):
-        return item
-    if not isinstance(item, Mapping):
-        raise WorkspaceError(f"a unit must be a horma.Unit or a mapping, got {type(item).__name__}")
-    missing = [k for k in UNIT_FIELDS if k not in item]
-    if missing:
-        raise WorkspaceError(f"unit {dict(item)!r:.80}: missing field {missing[0]!r}")
-    extra = sorted(set(item) - set(UNIT_FIELDS))
-    if extra:
-        raise WorkspaceError(f"unit {item.get('id')!r}: unknown field {extra[0]!r}")
-    bad = next((k for k in UNIT_FIELDS if not isinstance(item[k], str)), None)
-    if bad:
-        raise WorkspaceError(f"unit {item.get('id')!r}: field {bad!r} must be a string")
-    return Unit(**{k: item[k] for k in UNIT_FIELDS})
-
 
 def resolve_llm(llm: Any):
     """``None`` stays None; a spec string (``anthropic:claude-sonnet-4-5``) becomes an LLM."""
@@ -50,6 +30,13 @@ def resolve_llm(llm: Any):
     from horma.llm import make_llm
 
     return make_llm(llm)
+
+
+def _check_backend(sandbox: object) -> None:
+    from horma.sandbox import BACKENDS, SandboxError
+
+    if sandbox != "auto" and sandbox not in BACKENDS:
+        raise SandboxError(f"unknown sandbox backend {sandbox!r}; choose one of {', '.join(BACKENDS)} or auto")
 
 
 class Memory:
@@ -67,12 +54,18 @@ class Memory:
         allow_unsafe_local: bool = False,
         limits: Any = None,
     ):
-        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace.init(workspace)
+        # every setting is checked before the workspace folder is created: a refused call leaves no trace
+        if not isinstance(workspace, (Workspace, str, os.PathLike)):
+            raise WorkspaceError(f"workspace must be a path or a horma.Workspace, got {type(workspace).__name__}")
+        _check_backend(sandbox)
+        self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.llm = resolve_llm(llm)
         self.manager = Manager(self.workspace, manager, backend=sandbox, llm=self.llm, domain=domain,
                                allow_unsafe_local=allow_unsafe_local, limits=limits)
         self.retriever = Retriever(self.workspace, retriever, backend=sandbox, llm=self.llm,
                                    allow_unsafe_local=allow_unsafe_local, limits=limits)
+        if not isinstance(workspace, Workspace):
+            Workspace.init(self.workspace.root)
 
     def record(
         self,
@@ -82,8 +75,9 @@ class Memory:
         source: str | None = None,
     ) -> RecordResult:
         """Archive the units as one segment (units already archived are skipped), then organize notes."""
-        batch = [as_unit(u) for u in units]
-        return self.manager.record(batch, slug=slug, time=time, source=source)
+        if source is not None and not isinstance(source, str):
+            raise WorkspaceError(f"source must be a string, got {type(source).__name__}")
+        return self.manager.record(check_units(units), slug=slug, time=time, source=source)
 
     def recall(self, query: str, budget: int = 1000) -> Recall:
         """The context the retriever builds for ``query`` within ``budget`` tokens."""

@@ -375,13 +375,16 @@ class Workspace:
         if path.is_dir() and any(path.iterdir()) and not (path / META_DIR).is_dir():
             raise WorkspaceError(f"{path}: directory is not empty and is not a horma workspace")
         ws = cls(path)
-        for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
-            (ws.root / sub).mkdir(parents=True, exist_ok=True)
-        meta = ws.root / META_DIR / "workspace.yaml"
-        if not meta.exists():
-            atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
-        if not (ws.root / INDEX_FILE).exists():
-            atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
+        try:
+            for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
+                (ws.root / sub).mkdir(parents=True, exist_ok=True)
+            meta = ws.root / META_DIR / "workspace.yaml"
+            if not meta.exists():
+                atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
+            if not (ws.root / INDEX_FILE).exists():
+                atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
+        except OSError as exc:  # a parent that is a file, no permission, a full disk
+            raise WorkspaceError(f"{path}: cannot create the workspace ({exc.strerror})") from None
         return ws
 
     @classmethod
@@ -402,6 +405,8 @@ class Workspace:
 
     def resolve(self, rel: str) -> Path:
         """A workspace-relative path as an absolute one; refuses paths that leave the workspace."""
+        if not isinstance(rel, str) or "\x00" in rel:
+            raise WorkspaceError(f"{rel!r:.80}: not a path")
         p = (self.root / rel.lstrip("/")).resolve()
         if p != self.root and self.root not in p.parents:
             raise WorkspaceError(f"{rel}: path leaves the workspace")
@@ -427,18 +432,32 @@ class Workspace:
             lock.release()
 
     # -- raw archive ----------------------------------------------------------
+    def inside(self, path: str | os.PathLike[str]) -> bool:
+        """Whether ``path``, links followed, is the workspace or lies in it: host code reads nothing else."""
+        real = os.path.realpath(path)
+        return real == str(self.root) or real.startswith(f"{self.root}{os.sep}")
+
     def raw_files(self) -> list[Path]:
-        """Units files in archive order (segment folders sort by timestamp)."""
-        return sorted((self.root / RAW_DIR).glob(f"*/{UNITS_FILE}"))
+        """Units files in archive order (segment folders sort by timestamp); links out of the workspace skipped."""
+        return sorted(p for p in (self.root / RAW_DIR).glob(f"*/{UNITS_FILE}") if self.inside(p))
+
+    def read_raw(self, path: Path) -> str:
+        """A units file's text; a WorkspaceError naming the file when it is not UTF-8 or cannot be read."""
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise WorkspaceError(f"{self.rel(path)}: not UTF-8 text at byte {exc.start} (the archive was "
+                                 "edited or damaged outside horma)") from None
+        except OSError as exc:
+            raise WorkspaceError(f"{path}: cannot read ({exc.strerror})") from None
 
     def iter_raw(self) -> Iterator[RawLine]:
         for f in self.raw_files():
             rel = self.rel(f)
-            with f.open(encoding="utf-8") as fh:
-                for i, line in enumerate(fh, 1):
-                    unit = parse_raw_line(line)
-                    if unit is not None:
-                        yield RawLine(rel, i, unit)
+            for i, line in enumerate(self.read_raw(f).split("\n"), 1):
+                unit = parse_raw_line(line)
+                if unit is not None:
+                    yield RawLine(rel, i, unit)
 
     def segment_files(self) -> list[Path]:
         """:meth:`raw_files`, listed again only when ``raw/`` changed (see :meth:`unit_ids`)."""
@@ -471,7 +490,7 @@ class Workspace:
         if files != self._seen_files:
             self._ids_by_file = {
                 f: self._ids_by_file.get(f) or frozenset(
-                    u.id for line in f.read_text(encoding="utf-8").splitlines()
+                    u.id for line in self.read_raw(f).split("\n")
                     if (u := parse_raw_line(line)) is not None
                 )
                 for f in files
@@ -516,8 +535,17 @@ class Workspace:
         while (seg / UNITS_FILE).exists():
             seg = self.root / RAW_DIR / f"{base}-{n}"
             n += 1
+        text = "".join(u.line() + "\n" for u in new)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # the gate (horma.units) refuses these; this is the last line
+            raise WorkspaceError(f"unit text is not encodable as UTF-8 ({exc.reason})") from None
         seg.mkdir(parents=True, exist_ok=True)
-        atomic_write(seg / UNITS_FILE, "".join(u.line() + "\n" for u in new), mode=0o444)
+        try:
+            atomic_write(seg / UNITS_FILE, text, mode=0o444)
+        except BaseException:
+            seg.rmdir()  # never leave an empty segment folder behind
+            raise
         self._ids_by_file[seg / UNITS_FILE] = frozenset(u.id for u in new)
         if known is self._ids and self._seen_files is not None and self._raw_sig is not None:
             # raw/ was as we knew it until this archive (callers hold the writer lock): note the
@@ -533,7 +561,8 @@ class Workspace:
 
     # -- notes ----------------------------------------------------------------
     def note_files(self) -> list[Path]:
-        return sorted((self.root / NOTES_DIR).rglob("*.md"))
+        """Note files; a link out of the workspace (or a dangling one) is not a note."""
+        return sorted(p for p in (self.root / NOTES_DIR).rglob("*.md") if self.inside(p) and p.is_file())
 
     def read_note(self, rel: str) -> Note:
         p = self.resolve(rel)

@@ -417,8 +417,8 @@ class NoteBook:
         path = f"{self.root}/{rel}"
         self.sigs[rel] = file_sig(path)
         self.checked.add(rel)
-        if self.sigs[rel] is None:
-            return None
+        if self.sigs[rel] is None or not self.ws.inside(path):
+            return None  # a link out of the workspace is no note: the next write replaces the link itself
         with open(path, encoding="utf-8") as fh:
             return parse_note(rel, fh.read())
 
@@ -546,6 +546,8 @@ def _titles(ws: Workspace, folder: str) -> set[str]:
     """Titles of the notes in ``notes/<folder>/`` (their title line), so a new Manager still knows them."""
     out = set()
     for p in (ws.root / NOTES_DIR / folder).glob("*.md"):
+        if not ws.inside(p) or not p.is_file():
+            continue  # a link out of the workspace, or a dangling one
         with p.open(encoding="utf-8") as fh:
             for line in (fh.readline(), fh.readline()):
                 if line.startswith("title: "):
@@ -732,7 +734,7 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
     path = book.ws.resolve(segment)
     if not path.is_file():
         raise WorkspaceError(f"{segment}: no such raw segment")
-    raw_text = path.read_text(encoding="utf-8")
+    raw_text = book.ws.read_raw(path)
     wanted = {u.id for u in units}
     located = [(n, u) for n, line in enumerate(raw_text.splitlines(), 1)
                if (u := parse_raw_line(line)) is not None and u.id in wanted]

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from horma.agents.policies import SandboxedAgent, policy_names
 from horma.llm.accounting import Cost, Meter
 from horma.sandbox import View
-from horma.workspace import SEP, Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
+from horma.units import check_units, normalize_time
+from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
 
 INGEST_LOG = "ingest.log"
 
@@ -46,21 +47,6 @@ class RecordResult:
         return {"segment": self.segment, "archived": self.archived, "skipped": self.skipped,
                 "organized": self.organized, "elapsed_ms": round(self.elapsed_ms, 3), "llm_calls": self.llm_calls,
                 "cost": self.cost.as_dict()}
-
-
-def check_units(units: Sequence[Unit]) -> None:
-    """Refuse a batch the archive would choke on, before anything is written."""
-    if not units:
-        raise WorkspaceError("no units to record (empty session)")
-    for u in units:
-        if not isinstance(u, Unit):
-            raise WorkspaceError(f"expected horma.Unit objects, got {type(u).__name__}")
-        if not u.id or SEP.strip() in u.id or any(c.isspace() for c in u.id):
-            raise WorkspaceError(f"unit id {u.id!r} is empty or contains whitespace or '|'")
-        if not isinstance(u.text, str) or not u.text.strip():
-            raise WorkspaceError(f"unit {u.id}: empty text")
-        if not isinstance(u.time, str) or not u.time.strip():
-            raise WorkspaceError(f"unit {u.id}: empty time")
 
 
 def _ends_with_newline(path) -> bool:
@@ -169,7 +155,11 @@ class Manager(SandboxedAgent):
         Callers validate input first; this checks the batch itself again so a
         bad one is refused before the workspace changes.
         """
-        check_units(units)
+        units = check_units(units)
+        if time is not None:
+            time = normalize_time(time, "segment time")
+        if not isinstance(slug, str):
+            raise WorkspaceError(f"slug must be a string, got {type(slug).__name__}")
         if self.impl.needs_sandbox:
             self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
         t0 = _time.perf_counter()
@@ -234,7 +224,7 @@ class Manager(SandboxedAgent):
 
     def segment_units(self, seg: str) -> list[Unit]:
         """The units of an archived segment, in file order."""
-        lines = self.workspace.resolve(seg).read_text(encoding="utf-8").splitlines()
+        lines = self.workspace.read_raw(self.workspace.resolve(seg)).split("\n")
         return [u for line in lines if (u := parse_raw_line(line)) is not None]
 
     def _organize(self, seg: str, units: list[Unit] | None = None) -> int:

@@ -126,8 +126,9 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
     for _ in range(MAX_PAGES):
         if context.room < MIN_ROOM:
             break
-        cmd = (f"hsearch --refs --budget {context.room} --max-chars {PAGE_CHARS} {route}--skip {skip} -n 0 -- "
-               f"{shlex.quote(context.query)}")
+        # the query reaches hsearch on stdin (a here-string): no command-line limit caps its size
+        cmd = (f"hsearch --refs --budget {context.room} --max-chars {PAGE_CHARS} {route}--skip {skip} -n 0 --stdin "
+               f"<<< {shlex.quote(context.query)}")
         res = sandbox.exec(cmd)
         trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,
                         elapsed_ms=round(res.elapsed_ms, 3))

@@ -43,7 +43,9 @@ class Recall(Context):
 
 def check_query(query: str, budget: int) -> str:
     """The query, stripped; refuses what no retriever can act on."""
-    if not isinstance(query, str) or not query.strip():
+    if not isinstance(query, str):
+        raise WorkspaceError(f"the query must be a string, got {type(query).__name__}")
+    if not query.strip():
         raise WorkspaceError("the query is empty (or only whitespace)")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise WorkspaceError(f"the budget must be a positive number of tokens, got {budget!r}")

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from horma.units import UnitError, check_name, check_unit
 from horma.workspace import Unit
 
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -143,7 +144,10 @@ def _parse_session(conv: dict, n: int, where: str) -> Session:
         _need(turn, "text", str, twhere)
         if not dia_id.strip() or any(c.isspace() or c == "|" for c in dia_id):
             raise DatasetError(f"{twhere}: field 'dia_id' {dia_id!r} is empty or has spaces or '|'")
-        units.append(Unit(id=dia_id, time=time, actor=speaker, text=turn_text(turn)))
+        try:
+            units.append(check_unit(Unit(id=dia_id, time=time, actor=speaker, text=turn_text(turn))))
+        except UnitError as exc:
+            raise DatasetError(f"{twhere}: {exc}") from None
     return Session(index=n, date_time=date_time, time=time, units=tuple(units))
 
 
@@ -182,6 +186,10 @@ def parse_sample(sample: object, position: int) -> Conversation:
     sid = sample.get("sample_id")
     where = f"sample {sid}" if isinstance(sid, str) and sid else f"sample #{position}"
     _need(sample, "sample_id", str, where)
+    try:
+        check_name(sid, "sample_id")  # it names the conversation's workspace folder
+    except UnitError as exc:
+        raise DatasetError(f"{where}: {exc}") from None
     conv = _need(sample, "conversation", dict, where)
     speakers = (_need(conv, "speaker_a", str, f"{where}: conversation"),
                 _need(conv, "speaker_b", str, f"{where}: conversation"))

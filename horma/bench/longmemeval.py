@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from horma.bench.qa import QAItem, QATask, Segment
+from horma.units import UnitError, check_unit
 from horma.workspace import Unit
 
 QUESTION_TYPES = (
@@ -109,7 +110,10 @@ def parse_item(item: object, position: int) -> QATask:
             content = _need(turn, "content", str, twhere)
             if not content.strip():
                 continue  # an empty turn carries nothing to remember
-            unit = Unit(id=_unit_id(str(sid), t), time=time, actor=role, text=content)
+            try:
+                unit = check_unit(Unit(id=_unit_id(str(sid), t), time=time, actor=role, text=content))
+            except UnitError as exc:
+                raise LongMemEvalError(f"{twhere}: {exc}") from None
             units.append(unit)
             if turn.get("has_answer"):
                 evidence.append(unit)

@@ -1,21 +1,59 @@
-"""What every command module shares: consoles and the one-line error exit."""
+"""What every command module shares: consoles, terminal-safe text and the one-line error exit.
+
+Archived text is data from anyone (a dataset, a user's agent, an LLM's notes),
+and a terminal obeys what it is sent: an ANSI or OSC escape sequence in a unit
+could recolour, retitle or rewrite the user's screen. Every human-readable
+output therefore passes archived text through :func:`plain` (text printed as
+is) or :func:`shown` (text inside Rich markup); ``--json`` output is exact,
+since JSON escapes control characters itself.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 console = Console()
 err_console = Console(stderr=True)
 
+# C0 and C1 controls (tab and newline aside), DEL, and the bidirectional overrides that reorder
+# what a terminal shows ("Trojan source"); line and paragraph separators
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def plain(text: object, newlines: bool = True) -> str:
+    """``text`` safe for a terminal: control characters shown as ``\\x1b``-style escapes.
+
+    Newlines and tabs stay (multi-line notes print as lines) unless ``newlines`` is False.
+    """
+    out = _UNSAFE.sub(_visible, str(text))
+    return out if newlines else out.replace("\n", "\\n").replace("\t", "\\t")
+
+
+def shown(text: object, newlines: bool = False) -> str:
+    """``text`` for a place inside Rich markup: terminal-safe, ``[...]`` printed literally, one line
+    unless ``newlines``."""
+    return escape(plain(text, newlines))
+
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print one clear error line on stderr and exit non-zero."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print one clear error line on stderr and exit non-zero.
+
+    The message is printed literally: a hint like ``pip install -e '.[alfworld]'``
+    keeps its brackets, and control characters from data in it are escaped.
+    """
+    err_console.print(f"[bold red]error:[/] {shown(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -29,6 +67,9 @@ def user_errors(*types: type[BaseException], code: int = 1) -> Iterator[None]:
         yield
     except (WorkspaceError, SandboxError, *types) as exc:
         fail(str(exc), code)
+    except OSError as exc:  # the disk said no (permissions, a file where a folder must be, no space)
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(f"{where}{exc.strerror or exc}", code)
 
 
 def policy_llm_driven(policy: str) -> bool:

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import typer
 import yaml
-from rich.markup import escape
 
-from horma.cli.common import console, user_errors
+from horma.cli.common import console, shown, user_errors
 from horma.config import ConfigError, is_secret, load_config, mask
 
 config_app = typer.Typer(help="Inspect horma's configuration.", no_args_is_help=True)
@@ -42,6 +41,6 @@ def show(
         return
     width = max(len(k) for k in cfg.values)
     for key, value in cfg.values.items():
-        shown = mask(value) if is_secret(key) else value
-        shown = "null" if shown is None else str(shown)
-        console.print(f"{escape(key):<{width}}  {escape(shown)}  [dim]# {escape(cfg.sources[key])}[/]", highlight=False)
+        value = mask(value) if is_secret(key) else value
+        value = "null" if value is None else str(value)
+        console.print(f"{shown(key):<{width}}  {shown(value)}  [dim]# {shown(cfg.sources[key])}[/]", highlight=False)

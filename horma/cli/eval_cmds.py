@@ -15,11 +15,10 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from horma.cli.common import console, err_console, fail, policy_llm_driven, user_errors
+from horma.cli.common import console, shown, err_console, fail, policy_llm_driven, user_errors
 
 eval_app = typer.Typer(
     name="eval",
@@ -111,7 +110,7 @@ def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any
     from horma.bench.plots import write_plots
     from horma.bench.runner import RunError, run_tasks
 
-    progress = Progress(TextColumn(f"[bold]{bench}[/] {escape(settings.method)}"), BarColumn(),
+    progress = Progress(TextColumn(f"[bold]{bench}[/] {shown(settings.method)}"), BarColumn(),
                         MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                         console=err_console, transient=False)
     bar = progress.add_task("run", total=None)
@@ -126,7 +125,7 @@ def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any
     except RunError as exc:
         fail(str(exc))
     for e in result.errors:
-        err_console.print(f"[yellow]warning:[/] task {escape(e['task'])} failed: {escape(e['error'])}",
+        err_console.print(f"[yellow]warning:[/] task {shown(e['task'])} failed: {shown(e['error'])}",
                           highlight=False, soft_wrap=True)
     if result.errors and not result.records:
         fail(f"every task failed; first error: {result.errors[0]['error']}")
@@ -138,7 +137,7 @@ def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any
         out = console if console.is_terminal else Console(width=160)
         out.print(summary_table(result.summary, columns))
         console.print(f"{result.ran} run now, {result.resumed} resumed; results in "
-                      f"[bold]{escape(str(settings.out))}[/] (results.jsonl, summary.json"
+                      f"[bold]{shown(str(settings.out))}[/] (results.jsonl, summary.json"
                       + "".join(f", {p.name}" for p in plots) + ")", highlight=False)
     if result.errors:
         raise typer.Exit(1)
@@ -180,7 +179,7 @@ def summary_table(summary: dict, columns: Callable[[dict], list[tuple[str, str, 
     for _, name, _ in cols:
         table.add_column(name, justify="right", no_wrap=True)
     for cat, agg in summary["categories"].items():
-        table.add_row(escape(cat), str(agg["n"]), *(_fmt(agg.get(k), kind) for k, _, kind in cols))
+        table.add_row(shown(cat), str(agg["n"]), *(_fmt(agg.get(k), kind) for k, _, kind in cols))
     agg = summary["overall"]
     table.add_row("[bold]overall[/]", f"[bold]{agg['n']}[/]", *(f"[bold]{_fmt(agg.get(k), kind)}[/]" for k, _, kind in cols))
     return table
@@ -288,4 +287,4 @@ def plot(
         if load_summary(run) is None:
             fail(f"{run}: no summary.json of a horma eval run")
         for p in write_plots(run):
-            console.print(f"wrote {escape(str(p))}", highlight=False)
+            console.print(f"wrote {shown(str(p))}", highlight=False)

@@ -7,12 +7,12 @@ can reach the history (``.horma/`` is hidden from every agent command).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
-from horma.cli.common import console, user_errors
+from horma.cli.common import console, plain, shown, user_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -47,11 +47,11 @@ def log(
         typer.echo(json.dumps({"workspace": str(workspace), "revisions": [r.as_dict() for r in revs]}))
         return
     if not revs:
-        console.print(f"{escape(str(workspace))}: no notes history yet (the next manager run starts it)",
+        console.print(f"{shown(str(workspace))}: no notes history yet (the next manager run starts it)",
                       highlight=False, soft_wrap=True)
         return
     for r in revs:
-        console.print(f"[bold]{r.rev}[/] {r.time} +{r.added} ~{r.changed} -{r.deleted}  {escape(r.message)}",
+        console.print(f"[bold]{r.rev}[/] {r.time} +{r.added} ~{r.changed} -{r.deleted}  {shown(r.message)}",
                       highlight=False, soft_wrap=True)
 
 
@@ -66,7 +66,7 @@ def diff(
     """
     with user_errors(), _history(workspace) as history:
         text = history.diff(rev_a, rev_b)
-    typer.echo(text, nl=False)
+    typer.echo(plain(text) if sys.stdout.isatty() else text, nl=False)  # exact in a pipe (patch), safe on a terminal
 
 
 def revert(
@@ -129,13 +129,13 @@ def forget(
         typer.echo(json.dumps({"workspace": str(workspace), **report.as_dict()}))
         return
     verb = "would remove" if dry_run else "removed"
-    console.print(f"{verb} {len(report.units)} unit(s): {escape(', '.join(report.units))}", highlight=False,
+    console.print(f"{verb} {len(report.units)} unit(s): {shown(', '.join(report.units))}", highlight=False,
                   soft_wrap=True)
     for label, items in (("raw files rewritten", report.raw_files), ("raw files deleted", report.raw_deleted),
                          ("notes changed", report.notes_changed), ("notes deleted", report.notes_deleted),
                          (".horma files changed", report.meta_changed), (".horma files deleted", report.meta_deleted)):
         if items:
-            console.print(f"  {label} ({len(items)}): {escape(', '.join(items))}", highlight=False, soft_wrap=True)
+            console.print(f"  {label} ({len(items)}): {shown(', '.join(items))}", highlight=False, soft_wrap=True)
     console.print(f"  note lines removed: {report.note_lines}; history revisions "
                   f"{'to rewrite' if dry_run else 'rewritten'}: {report.revisions}; search index "
                   f"{'to rebuild' if dry_run else 'rebuilt'}", highlight=False)

@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
-from horma.cli.common import console, user_errors
+from horma.cli.common import console, shown, user_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -44,6 +43,6 @@ def index(
     if as_json:
         typer.echo(json.dumps(out))
         return
-    console.print(f"{'rebuilt' if rebuild else 'updated'} {escape(str(db))}: {out['segments']} raw segment(s) "
+    console.print(f"{'rebuilt' if rebuild else 'updated'} {shown(str(db))}: {out['segments']} raw segment(s) "
                   f"indexed, {out['notes']} note(s), {out['removed']} deleted note(s) dropped, "
                   f"{out['index_bytes'] / 1e6:.1f} MB, {out['seconds']:.2f} s")

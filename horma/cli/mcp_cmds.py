@@ -6,9 +6,8 @@ import ipaddress
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
-from horma.cli.common import err_console, fail, user_errors
+from horma.cli.common import err_console, fail, shown, user_errors
 
 MISSING_MCP = "the MCP server needs the mcp extra: pip install -e '.[mcp]'"
 LOOPBACK_NAMES = ("localhost",)
@@ -78,7 +77,7 @@ def mcp(
     try:
         import mcp as _  # noqa: F401  (the SDK is an optional extra)
     except ImportError:
-        fail(escape(MISSING_MCP))
+        fail(MISSING_MCP)
     from horma.cli.memory_cmds import check_policy, setup
     from horma.config import ConfigError
     from horma.llm import LLMError
@@ -102,7 +101,7 @@ def mcp(
     server = build_server(spaces, host=host, port=port)
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp" if http else "stdio"
-    err_console.print(f"horma mcp: serving {escape(what)} over {escape(where)} ({run.backend} sandbox)",
+    err_console.print(f"horma mcp: serving {shown(what)} over {shown(where)} ({run.backend} sandbox)",
                       highlight=False, soft_wrap=True)
     try:
         server.run("streamable-http" if http else "stdio")

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -23,7 +22,7 @@ from horma.agents.loop import RunLimits
 from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, check_query
 from horma.agents.trajectory import read_trajectory
-from horma.cli.common import console, err_console, fail, user_errors
+from horma.cli.common import console, plain, shown, err_console, fail, user_errors
 from horma.config import Config, ConfigError, load_config
 from horma.llm.accounting import Cost
 from horma.memory import Memory
@@ -111,8 +110,11 @@ def check_policy(role: str, policy: str, run: Setup) -> bool:
 
 
 def _progress() -> Progress:
+    """A bar on a terminal; nothing when stderr is a file or a pipe (the totals line says what was done,
+    and a failed run leaves its one error line alone)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console)
+                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console,
+                    disable=not err_console.is_terminal)
 
 
 @dataclass
@@ -157,7 +159,7 @@ def _print_totals(totals: IngestTotals, where: str, json_out: bool) -> None:
     d = totals.as_dict()
     console.print(
         f"archived {d['archived']} new units in {d['segments']} segments "
-        f"({d['skipped']} already there) into {escape(where)} at {d['units_per_s']:,.0f} units/s",
+        f"({d['skipped']} already there) into {shown(where)} at {d['units_per_s']:,.0f} units/s",
         highlight=False,
     )
 
@@ -256,13 +258,13 @@ def print_context(ctx: Recall) -> None:
         console.print("[dim](nothing selected)[/]")
     for item in ctx.items:
         refs = ", ".join(item.refs[:12]) + (" ..." if len(item.refs) > 12 else "")
-        console.rule(f"[bold]{escape(item.path)}:{item.start}-{item.end}[/] [dim]{item.tokens} tokens"
-                     f"{' · ' + escape(refs) if refs else ''}[/]", align="left")
-        console.print(item.text, markup=False, highlight=False)
+        console.rule(f"[bold]{shown(item.path)}:{item.start}-{item.end}[/] [dim]{item.tokens} tokens"
+                     f"{' · ' + shown(refs) if refs else ''}[/]", align="left")
+        console.print(plain(item.text), markup=False, highlight=False)
     console.print(
         f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
         f"{ctx.llm_calls} LLM calls · {ctx.cost.sandbox_commands} sandbox commands · {ctx.elapsed_ms:.0f} ms"
-        f"{_dollars(ctx.cost)} · trace {escape(ctx.trace or '-')}[/]",
+        f"{_dollars(ctx.cost)} · trace {shown(ctx.trace or '-')}[/]",
         highlight=False,
     )
 
@@ -348,11 +350,11 @@ def ask(
         console.print_json(json.dumps(out, ensure_ascii=False))
         return
     if reply is None:
-        err_console.print(f"[yellow]{escape(no_llm)}[/]", highlight=False)
+        err_console.print(f"[yellow]{shown(no_llm)}[/]", highlight=False)
         print_context(ctx)
         return
     print_context(ctx)
-    console.print(f"[bold]answer:[/] {escape(reply.text)}  [dim]({reply.input_tokens} input tokens; the whole ask: "
+    console.print(f"[bold]answer:[/] {shown(reply.text)}  [dim]({reply.input_tokens} input tokens; the whole ask: "
                   f"{reply.cost.input_tokens} in / {reply.cost.output_tokens} out tokens, {reply.cost.llm_calls} "
                   f"LLM calls{_dollars(reply.cost)})[/]",
                   highlight=False)
@@ -386,10 +388,10 @@ def demo(
             console.rule("[bold]2. the workspace[/]")
             tree(target, depth=3, json_out=False)
             for n, query in enumerate(DEMO_QUERIES, 3):
-                console.rule(f"[bold]{n}. recall[/] {escape(query)}")
+                console.rule(f"[bold]{n}. recall[/] {shown(query)}")
                 print_context(mem.recall(query, budget))
-    console.print(f"done in {time.perf_counter() - t0:.1f} s. Explore it: [bold]horma tree {escape(str(target))}[/], "
-                  f"[bold]horma recall {escape(str(target))} \"...\"[/], [bold]horma trace {escape(str(target))}[/]",
+    console.print(f"done in {time.perf_counter() - t0:.1f} s. Explore it: [bold]horma tree {shown(str(target))}[/], "
+                  f"[bold]horma recall {shown(str(target))} \"...\"[/], [bold]horma trace {shown(str(target))}[/]",
                   highlight=False)
 
 
@@ -451,24 +453,25 @@ def _list(runs: list[Path], json_out: bool) -> None:
         return
     table = Table("#", "run", "role", "task", "steps", "status")
     for r in rows:
-        table.add_row(str(r["n"]), escape(r["run"]), r["role"], escape(str(r["task"])[:60]), str(r["steps"]),
-                      r["status"])
+        table.add_row(str(r["n"]), shown(r["run"]), shown(r["role"]), shown(str(r["task"])[:60]), str(r["steps"]),
+                      shown(r["status"]))
     console.print(table)
 
 
 def _replay(path: Path, records: list[dict], full: bool) -> None:
     start = records[0] if records and records[0].get("type") == "start" else {}
     meta = {k: v for k, v in start.items() if k not in {"type", "task", "role"}}
-    console.rule(f"[bold]{escape(path.name)}[/]")
-    console.print(f"[bold]{start.get('role', '?')}[/]: {escape(str(start.get('task', '')))}", highlight=False)
+    console.rule(f"[bold]{shown(path.name)}[/]")
+    console.print(f"[bold]{shown(start.get('role', '?'))}[/]: {shown(start.get('task', ''), newlines=True)}",
+                  highlight=False)
     if meta:
-        console.print(f"[dim]{escape(json.dumps(meta, ensure_ascii=False))[:300]}[/]", highlight=False)
+        console.print(f"[dim]{shown(json.dumps(meta, ensure_ascii=False)[:300])}[/]", highlight=False)
     for rec in records:
         if rec.get("type") == "step":
             _print_step(rec, full)
         elif rec.get("type") == "end":
             rest = {k: v for k, v in rec.items() if k not in {"type", "status"}}
-            console.rule(f"[bold]end: {escape(str(rec.get('status')))}[/] [dim]{escape(json.dumps(rest)[:200])}[/]")
+            console.rule(f"[bold]end: {shown(str(rec.get('status')))}[/] [dim]{shown(json.dumps(rest)[:200])}[/]")
     if not records or records[-1].get("type") != "end":
         console.rule("[yellow]cut off: the run ended without an end record[/]")
 
@@ -476,19 +479,19 @@ def _replay(path: Path, records: list[dict], full: bool) -> None:
 def _print_step(rec: dict, full: bool) -> None:
     args = rec.get("args") or {}
     action = rec.get("action", "?")
-    shown = args.get("command") if action == "bash" and "command" in args else json.dumps(args, ensure_ascii=False)
+    command = args.get("command") if action == "bash" and "command" in args else json.dumps(args, ensure_ascii=False)
     extra = [f"exit {rec['exit_code']}"] if rec.get("exit_code") not in (None, 0) else []
     if rec.get("elapsed_ms") is not None:
         extra.append(f"{rec['elapsed_ms']:.1f} ms")
     if rec.get("input_tokens"):
         extra.append(f"{rec['input_tokens']} in / {rec.get('output_tokens', 0)} out tokens")
-    console.print(f"\n[bold cyan]{rec.get('step', '?')}. {escape(action)}[/] {escape(str(shown))} "
+    console.print(f"\n[bold cyan]{shown(rec.get('step', '?'))}. {shown(action)}[/] {shown(command, newlines=True)} "
                   f"[dim]{' · '.join(extra)}[/]", highlight=False)
     if rec.get("message"):
-        console.print(f"[italic]{escape(str(rec['message']))}[/]", highlight=False)
+        console.print(f"[italic]{shown(rec['message'], newlines=True)}[/]", highlight=False)
     obs = str(rec.get("observation", ""))
     lines = obs.splitlines()
     if not full and len(lines) > 12:
         obs = "\n".join(lines[:12]) + f"\n[... {len(lines) - 12} more lines; --full shows all]"
     if obs:
-        console.print(obs, markup=False, highlight=False, style="dim")
+        console.print(plain(obs), markup=False, highlight=False, style="dim")

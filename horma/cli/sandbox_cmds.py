@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from horma.cli.common import console, user_errors
+from horma.cli.common import console, plain, shown, user_errors
 from horma.sandbox import BACKENDS, Limits, View, check_backends, open_sandbox
 from horma.sandbox.shell import DEFAULT_TIMEOUT
 from horma.workspace import Workspace
@@ -42,7 +42,7 @@ def check(json_out: bool = typer.Option(False, "--json", help="Print the statuse
         table = Table("backend", "available", "why")
         for s in statuses:
             mark = "[green]yes[/]" if s.available else "[red]no[/]"
-            table.add_row(s.name, mark, escape(s.reason))
+            table.add_row(s.name, mark, shown(s.reason))
         console.print(table)
     if not any(s.available for s in statuses if s.name != "local"):
         raise typer.Exit(1)
@@ -74,7 +74,8 @@ def exec_(
         record = {"backend": sandbox.backend, "view": sandbox.view.value, **result.as_dict()}
         record["command"] = " ".join(command)
         console.print_json(json.dumps(record))
-    elif result.output:
-        typer.echo(result.output, nl=not result.output.endswith("\n"))
+    elif result.output:  # as the command printed it, or terminal-safe when a terminal shows it
+        out = plain(result.output) if sys.stdout.isatty() else result.output
+        typer.echo(out, nl=not out.endswith("\n"))
     raise typer.Exit(result.exit_code)
 

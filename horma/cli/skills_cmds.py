@@ -9,10 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from horma.cli.common import console, fail, policy_llm_driven, user_errors
+from horma.cli.common import console, shown, fail, policy_llm_driven, user_errors
 from horma.skills import (
     BASE,
     ENV_DIR,
@@ -67,7 +66,7 @@ def list_skills(
         table.add_column(col)
     for s in skills:
         opts = ", ".join(f"{k}={v}" for k, v in (s.heuristic or {}).items())
-        table.add_row(s.id, s.kind, str(s.round), escape(s.title), escape(opts))
+        table.add_row(s.id, s.kind, str(s.round), shown(s.title), shown(opts))
     console.print(table)
 
 
@@ -85,16 +84,16 @@ def show_skill(
     if json_out:
         console.print_json(json.dumps({"file": f"{where}.yaml", **skill.entry()}))
         return
-    console.print(f"[bold]{escape(skill.title)}[/] [dim]({skill.id}, {skill.kind}, round {skill.round}, "
-                  f"{escape(str(library_dir() / where))}.yaml)[/]")
-    console.print(f"[bold]principle:[/] {escape(skill.principle)}")
-    console.print(f"[bold]when:[/] {escape(skill.when)}")
+    console.print(f"[bold]{shown(skill.title)}[/] [dim]({skill.id}, {skill.kind}, round {skill.round}, "
+                  f"{shown(str(library_dir() / where))}.yaml)[/]")
+    console.print(f"[bold]principle:[/] {shown(skill.principle)}")
+    console.print(f"[bold]when:[/] {shown(skill.when)}")
     if skill.example:
-        console.print(f"[bold]example:[/] {escape(skill.example)}")
+        console.print(f"[bold]example:[/] {shown(skill.example)}")
     if skill.sources:
-        console.print(f"[bold]sources:[/] {escape(', '.join(skill.sources))}")
+        console.print(f"[bold]sources:[/] {shown(', '.join(skill.sources))}")
     if skill.heuristic:
-        console.print(f"[bold]heuristic:[/] {escape(json.dumps(skill.heuristic))}")
+        console.print(f"[bold]heuristic:[/] {shown(json.dumps(skill.heuristic))}")
 
 
 @skills_app.command("diff")
@@ -120,11 +119,11 @@ def diff(
     console.print(f"[bold]{domain}[/]: round {round_a} -> round {round_b}: "
                   f"{len(d.added)} added, {len(d.removed)} removed, {len(d.changed)} changed")
     for s in d.added:
-        console.print(f"[green]+ {s.id}[/] {escape(s.title)}: {escape(s.principle)}", highlight=False)
+        console.print(f"[green]+ {s.id}[/] {shown(s.title)}: {shown(s.principle)}", highlight=False)
     for s in d.removed:
-        console.print(f"[red]- {s.id}[/] {escape(s.title)}", highlight=False)
+        console.print(f"[red]- {s.id}[/] {shown(s.title)}", highlight=False)
     for a, b in d.changed:
-        console.print(f"[yellow]~ {b.id}[/] {escape(a.title)} -> {escape(b.title)}", highlight=False)
+        console.print(f"[yellow]~ {b.id}[/] {shown(a.title)} -> {shown(b.title)}", highlight=False)
 
 
 @skills_app.command("rounds")
@@ -158,7 +157,7 @@ def rollback_cmd(
         size = len(load_library(domain)) - len(load_library(None))
     console.print(f"{domain}: rolled back to round {round} ({size} domain skills)")
     if moved:
-        console.print(f"[dim]later rounds moved to {escape(str(moved[0].parent))}[/]")
+        console.print(f"[dim]later rounds moved to {shown(str(moved[0].parent))}[/]")
 
 
 REFINE_BENCHES = ("locomo",)
@@ -246,4 +245,4 @@ def refine_cmd(
                       str(len(r.endogenous)), ", ".join(r.added) or "-", str(len(r.duplicates)),
                       str(len(r.invalid)), str(r.library_size))
     console.print(table)
-    console.print(f"run directory: {escape(str(out))} (log.jsonl, report.json, {Path(report.plot or '').name})")
+    console.print(f"run directory: {shown(str(out))} (log.jsonl, report.json, {Path(report.plot or '').name})")

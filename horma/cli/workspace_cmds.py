@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 from rich.tree import Tree
 
-from horma.cli.common import console, fail, user_errors
+from horma.cli.common import console, plain, shown, fail, user_errors
 from horma.workspace import META_DIR, Workspace
 
 
@@ -26,29 +26,72 @@ def init(workspace: Path = typer.Argument(..., help="Folder to create the worksp
     """
     with user_errors():
         ws = Workspace.init(workspace)
-    console.print(f"workspace ready at {escape(str(ws.root))}")
+    console.print(f"workspace ready at {shown(str(ws.root))}")
 
 
-def _count(path: Path) -> tuple[int, int]:
-    files = dirs = 0
-    for p in path.rglob("*"):
-        if p.is_dir():
-            dirs += 1
-        else:
-            files += 1
-    return files, dirs
+def _entries(path: Path) -> list[os.DirEntry]:
+    """A folder's entries, sorted; an unreadable folder has none (the tree says so, it does not stop)."""
+    try:
+        with os.scandir(path) as it:
+            return sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    """A real folder: a link is never followed, so nothing outside the workspace is listed or counted."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _count(path: Path) -> int:
+    """Files (links included, as entries) under ``path``, links not followed."""
+    return sum(_count(Path(e.path)) if _is_dir(e) else 1 for e in _entries(path))
+
+
+def _link(entry: os.DirEntry) -> str:
+    """``name -> target`` for a link, marked when its target is missing or outside the workspace."""
+    try:
+        target = os.readlink(entry.path)
+    except OSError:
+        target = "?"
+    note = "" if os.path.exists(entry.path) else " [yellow](dangling)[/]"
+    return f"{shown(entry.name)} [dim]-> {shown(target)}[/]{note}"
 
 
 def _add(node: Tree, path: Path, depth: int, max_depth: int) -> None:
-    entries = sorted(p for p in path.iterdir() if p.name != META_DIR or depth > 0)
-    for p in entries:
-        if p.is_dir():
-            files, _ = _count(p)
-            child = node.add(f"[bold blue]{escape(p.name)}/[/] [dim]({files} files)[/]")
+    for e in _entries(path):
+        if e.name == META_DIR and depth == 0:
+            continue
+        if e.is_symlink():
+            node.add(_link(e))
+        elif _is_dir(e):
+            child = node.add(f"[bold blue]{shown(e.name)}/[/] [dim]({_count(Path(e.path))} files)[/]")
             if depth + 1 < max_depth:
-                _add(child, p, depth + 1, max_depth)
+                _add(child, Path(e.path), depth + 1, max_depth)
         else:
-            node.add(f"{escape(p.name)} [dim]{p.stat().st_size} B[/]")
+            try:
+                size = f"{e.stat(follow_symlinks=False).st_size} B"
+            except OSError:
+                size = "unreadable"
+            node.add(f"{shown(e.name)} [dim]{size}[/]")
+
+
+def _dir_counts(ws: Workspace, depth: int) -> dict[str, int]:
+    """Per-folder file counts for ``--json``: real folders only, ``.horma/`` left out, links not followed."""
+    counts: dict[str, int] = {}
+
+    def walk(path: Path, level: int) -> None:
+        for e in _entries(path):
+            if _is_dir(e) and not (level == 0 and e.name == META_DIR):
+                counts[Path(e.path).relative_to(ws.root).as_posix()] = _count(Path(e.path))
+                if level + 1 < depth:
+                    walk(Path(e.path), level + 1)
+
+    walk(ws.root, 0)
+    return dict(sorted(counts.items()))
 
 
 def tree(
@@ -63,15 +106,10 @@ def tree(
     with user_errors():
         ws = Workspace.open(workspace)
     if json_out:
-        counts = {
-            ws.rel(p): _count(p)[0]
-            for p in sorted(ws.root.rglob("*"))
-            if p.is_dir() and len(p.relative_to(ws.root).parts) <= depth and META_DIR not in p.parts
-        }
-        console.print_json(json.dumps(counts))
+        console.print_json(json.dumps(_dir_counts(ws, depth)))
         return
-    files, _ = _count(ws.root)
-    root = Tree(f"[bold]{escape(str(ws.root))}[/] [dim]({files} files)[/]")
+    files = _count(ws.root)
+    root = Tree(f"[bold]{shown(str(ws.root))}[/] [dim]({files} files)[/]")
     _add(root, ws.root, 0, depth)
     console.print(root)
 
@@ -92,15 +130,15 @@ def show(
             fail(f"{path}: no such file in {workspace}")
         text = target.read_text(encoding="utf-8", errors="replace")
         if not follow:
-            console.print(text, markup=False, highlight=False, end="")
+            console.print(plain(text), markup=False, highlight=False, end="")
             return
         note = ws.read_note(path)
-        console.print(text, markup=False, highlight=False, end="")
+        console.print(plain(text), markup=False, highlight=False, end="")
         ids = [u for s in note.sources for u in s.get("units", [])] or ws.refs_in(note.body)
         lines = ws.raw_lines_for(ids)
         console.rule(f"raw sources ({len(lines)} of {len(set(ids))} units)")
         for r in lines:
-            console.print(f"[dim]{escape(r.path)}:{r.lineno}[/] {escape(r.unit.line())}", highlight=False)
+            console.print(f"[dim]{shown(r.path)}:{r.lineno}[/] {shown(r.unit.line())}", highlight=False)
         missing = sorted(set(ids) - {r.unit.id for r in lines})
         if missing:
             fail(f"{path}: sources cite units not in the archive: {', '.join(missing[:10])}")

@@ -14,11 +14,15 @@ command) rather than an exec per command (tens of milliseconds).
 After a timeout (or a shell killed by a limit) the container is restarted,
 which ends every process the command left, fork bombs included; closing the
 session removes the container, and opening one removes the containers of
-sessions whose process was killed before it could close them.
+sessions whose process was killed before it could close them. Any number of
+processes (workers, users) may hold sessions at once: a container is labelled
+with its owner's pid, start time, pid namespace, host and boot id, and is
+reaped only when that owner is provably gone (:func:`owner_gone`).
 """
 
 from __future__ import annotations
 
+import builtins
 import os
 import shutil
 import socket
@@ -94,18 +98,92 @@ class DockerSandbox(ShellSandbox):
             self.client.close()
 
 
+def _read(path: str) -> str:
+    try:
+        with builtins.open(path, encoding="ascii", errors="replace") as fh:
+            return fh.read().strip()
+    except OSError:
+        return ""
+
+
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot (``/proc/PID/stat`` field 22); '' when unreadable.
+
+    A pid the kernel gave to another process since has another start time.
+    """
+    stat = _read(f"/proc/{pid}/stat")
+    fields = stat.rpartition(")")[2].split()  # the command name in parentheses may hold spaces
+    return fields[19] if len(fields) > 19 else ""
+
+
+def owner_labels() -> dict[str, str]:
+    """Who owns a container: this process, on this host, since this boot, in this pid namespace."""
+    pid = os.getpid()
+    return {f"{LABEL}.pid": str(pid), f"{LABEL}.host": socket.gethostname(),
+            f"{LABEL}.boot": _read("/proc/sys/kernel/random/boot_id"), f"{LABEL}.start": _start_time(pid),
+            f"{LABEL}.pidns": _pid_namespace()}
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive (and /proc may hide it)
+    return True
+
+
+def owner_gone(labels: dict[str, str]) -> bool:
+    """Whether the session that labelled a container can no longer close it: only then may another reap it.
+
+    A container of another host, or of another pid namespace on this boot
+    (another container or user namespace sharing the engine), is never
+    judged: its pid means nothing here. A boot id that changed means the
+    machine restarted, so every owner from before is gone. Otherwise the
+    owner is gone when its pid is free or now belongs to a process started
+    later (the start time differs).
+    """
+    mine = owner_labels()
+    pid = labels.get(f"{LABEL}.pid", "")
+    if labels.get(f"{LABEL}.host") != mine[f"{LABEL}.host"] or not pid.isdigit():
+        return False
+    boot = labels.get(f"{LABEL}.boot")
+    if boot and mine[f"{LABEL}.boot"] and boot != mine[f"{LABEL}.boot"]:
+        return True
+    if labels.get(f"{LABEL}.pidns", mine[f"{LABEL}.pidns"]) != mine[f"{LABEL}.pidns"]:
+        return False
+    if not _alive(int(pid)):
+        return True
+    started = labels.get(f"{LABEL}.start")
+    now = _start_time(int(pid))
+    return bool(started and now and started != now)
+
+
 def _prune_orphans(client) -> None:
-    """Remove containers of sessions whose process died without closing them (killed runs)."""
+    """Remove containers of sessions whose process died without closing them (killed runs), and no others."""
     from docker.errors import DockerException
 
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = c.labels.get(f"{LABEL}.pid", "")
-        here = c.labels.get(f"{LABEL}.host") == socket.gethostname()
-        if here and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+    # The low-level list: the high-level one inspects every container it lists, and a container
+    # another session closes in between made it fail with "404 No such container" (that session's
+    # start failed with it).
+    try:
+        listed = client.api.containers(all=True, filters={"label": LABEL})
+    except DockerException:
+        return  # pruning is best effort: a failed listing must not stop this session from starting
+    for c in listed:
+        if owner_gone(c.get("Labels") or {}):
             try:
-                c.remove(force=True)
+                client.api.remove_container(c["Id"], force=True)
             except DockerException:
-                pass  # another session is pruning it
+                pass  # gone already, or another session is pruning it
 
 
 def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[str]:
@@ -157,8 +235,7 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             environment={},
-            labels={LABEL: "1", f"{LABEL}.workspace": str(workspace), f"{LABEL}.pid": str(os.getpid()),
-                    f"{LABEL}.host": socket.gethostname()},
+            labels={LABEL: "1", f"{LABEL}.workspace": str(workspace), **owner_labels()},
         )
     except DockerException as exc:
         client.close()

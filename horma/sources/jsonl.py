@@ -8,19 +8,15 @@ Units with a ``session`` field are grouped by it; the others by calendar day.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 
 from horma.sources import Segment, SourceError
-from horma.workspace import SEP, Unit
+from horma.units import UnitError, check_unit
+from horma.workspace import Unit
 
 REQUIRED = ("id", "time", "actor", "text")
 OPTIONAL = ("session",)
-
-
-def _parse_time(value: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(value.strip().replace(" ", "T", 1))
 
 
 def _unit(path: Path, lineno: int, record: object) -> tuple[Unit, str | None]:
@@ -37,21 +33,15 @@ def _unit(path: Path, lineno: int, record: object) -> tuple[Unit, str | None]:
             raise SourceError(f"{where}: missing field {key!r}")
         if not isinstance(record[key], str):
             raise SourceError(f"{where}: field {key!r} must be a string, got {type(record[key]).__name__}")
-    uid = record["id"]
-    if not uid or SEP.strip() in uid or any(c.isspace() for c in uid):
-        raise SourceError(f"{where}: id {uid!r} is empty or contains whitespace or '|'")
     if not record["text"].strip():
         raise SourceError(f"{where}: field 'text' is empty")
-    try:
-        _parse_time(record["time"])
-    except ValueError:
-        raise SourceError(
-            f"{where}: field 'time' {record['time']!r} is not an ISO date or date-time (e.g. 2024-03-02 18:05)"
-        ) from None
     session = record.get("session")
     if session is not None and (not isinstance(session, str) or not session.strip()):
         raise SourceError(f"{where}: field 'session' must be a non-empty string")
-    unit = Unit(id=uid, time=record["time"].strip(), actor=record["actor"], text=record["text"])
+    try:
+        unit = check_unit(Unit(id=record["id"], time=record["time"], actor=record["actor"], text=record["text"]))
+    except UnitError as exc:
+        raise SourceError(f"{where}: {exc}") from None
     return unit, session
 
 
@@ -61,9 +51,14 @@ def load_jsonl(path: str | Path) -> list[Segment]:
     if not path.is_file():
         raise SourceError(f"{path}: no such file")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # JSON lines end at "\n" only: splitlines() would also split inside a string holding U+2028
+        lines = path.read_text(encoding="utf-8").split("\n")
+        if lines and not lines[-1]:
+            lines.pop()
     except UnicodeDecodeError as exc:
         raise SourceError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read ({exc.strerror})") from None
     groups: dict[tuple[str, str], list[Unit]] = {}
     seen: dict[str, int] = {}
     for lineno, line in enumerate(lines, 1):
@@ -78,7 +73,7 @@ def load_jsonl(path: str | Path) -> list[Segment]:
         if unit.id in seen:
             raise SourceError(f"{path}: line {lineno}: duplicate id {unit.id!r} (first on line {seen[unit.id]})")
         seen[unit.id] = lineno
-        key = ("session", session) if session is not None else ("day", _parse_time(unit.time).date().isoformat())
+        key = ("session", session) if session is not None else ("day", unit.time[:10])
         groups.setdefault(key, []).append(unit)
     if not groups:
         raise SourceError(f"{path}: no units (empty file)")

@@ -24,6 +24,7 @@ and ``sync`` (``hindex``) brings the index up to date with the files.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import sys
@@ -303,7 +304,7 @@ class SearchIndex:
             for seg in sorted(os.listdir(raw_dir)) if os.path.isdir(raw_dir) else []:
                 src = os.path.join(raw_dir, seg, "units.log")
                 rel = f"raw/{seg}/units.log"
-                if os.path.isfile(src) and not os.path.islink(src) and known.get(rel) != os.path.getsize(src):
+                if _inside(root, src) and os.path.isfile(src) and known.get(rel) != os.path.getsize(src):
                     with open(src, encoding="utf-8", errors="replace", newline="") as fh:
                         segments += self.add_segment(rel, fh.read())
             seen = set()
@@ -312,7 +313,7 @@ class SearchIndex:
                 dirs.sort()
                 for n in sorted(names):
                     full = os.path.join(d, n)
-                    if n.endswith(".md") and not os.path.islink(full):
+                    if n.endswith(".md") and _inside(root, full) and os.path.isfile(full):
                         rel = os.path.relpath(full, root).replace(os.sep, "/")
                         with open(full, encoding="utf-8", errors="replace", newline="") as fh:
                             self.put_note(rel, fh.read())
@@ -698,10 +699,19 @@ class Searcher:
             "LIMIT ?", (_match(words), n)).fetchall()
 
 
+def _inside(root: str, path: str) -> bool:
+    """Whether ``path``, links followed, lies in ``root``: the index reads nothing a link points elsewhere."""
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real.startswith(base.rstrip(os.sep) + os.sep)
+
+
 def read_line(root: str, path: str, offset: int, cache: dict) -> str:
     """The raw line at ``offset`` of ``root/path`` (files stay open for the process's life)."""
     fh = cache.get(path)
     if fh is None:
-        fh = cache[path] = open(os.path.join(root, path), "rb")
+        full = os.path.join(root, path)
+        if not _inside(root, full):
+            raise OSError(errno.ELOOP, "a link out of the workspace")
+        fh = cache[path] = open(full, "rb")
     fh.seek(offset)
     return fh.readline().decode("utf-8", errors="replace").rstrip("\n")

@@ -1,0 +1,119 @@
+"""Fuzz the unit fields and the main commands: bad input is one error line, a non-zero exit, an unchanged workspace.
+
+Each command runs in-process (typer's runner), so a few hundred examples take seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import horma
+from horma.workspace import Unit
+from tests.wsstate import Result, assert_one_error_line, cli, tree_state
+
+NASTY = "\n\r\x0b\x1c\x85\u2028\u2029\x00\x1b\x9b\ud800\u202e |:[]/.\\"
+chars = st.one_of(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), st.sampled_from(NASTY))
+text = st.text(chars, max_size=20)
+value = st.one_of(text, st.integers(), st.none(), st.lists(st.integers(), max_size=2), st.booleans())
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def either_ok_or_one_error(r: Result) -> bool:
+    """True when the command succeeded; otherwise the three properties hold. Never a traceback."""
+    assert r.exception is None, f"{type(r.exception).__name__}: {r.exception}"
+    if r.code == 0:
+        return True
+    assert_one_error_line(r)
+    return False
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    root = tmp_path_factory.mktemp("fuzz") / "ws"
+    with horma.Memory(root, sandbox="local") as mem:
+        mem.record([Unit("a1", "2024-01-01 10:00", "Ann", "Ann adopted a cat named Miso"),
+                    Unit("a2", "2024-01-01 10:01", "Bob", "Miso likes tuna")], slug="s1")
+    return root
+
+
+@FUZZ
+@given(records=st.lists(st.fixed_dictionaries({"id": value, "time": st.one_of(value, st.just("2024-02-02")),
+                                               "actor": value, "text": value}), min_size=1, max_size=3),
+       raw_bytes=st.one_of(st.none(), st.binary(max_size=20)))
+def test_ingest_jsonl(ws, tmp_path_factory, records, raw_bytes):
+    f = tmp_path_factory.mktemp("in") / "u.jsonl"
+    data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8", "surrogatepass")
+    f.write_bytes(data + (raw_bytes or b""))
+    before = tree_state(ws)
+    r = cli("ingest", "jsonl", f, "--workspace", ws, "--backend", "local")
+    if not either_ok_or_one_error(r):
+        assert tree_state(ws) == before
+
+
+@FUZZ
+@given(query=text, budget=st.one_of(st.integers(-5, 3000), st.sampled_from(["x", "1e3", ""])))
+def test_recall(ws, query, budget):
+    before = tree_state(ws)
+    r = cli("recall", "--budget", budget, "--backend", "local", "--json", "--", ws, query)
+    if r.code == 2 and "Usage" in r.stderr:  # the argument parser refused a non-number (click's usage message)
+        return
+    if either_ok_or_one_error(r):
+        assert json.loads(r.stdout)["query"]  # an answer for scripts
+    else:
+        assert tree_state(ws) == before
+
+
+@FUZZ
+@given(path=st.one_of(text, st.sampled_from(["notes", "raw", "../x", "/etc/passwd", ".horma/workspace.yaml",
+                                              "INDEX.md", "notes/../../x", "raw/x/units.log"])),
+       follow=st.booleans())
+def test_show(ws, path, follow):
+    before = tree_state(ws)
+    r = cli("show", *(["--follow"] if follow else []), "--", ws, path)  # "--": a path may start with "-"
+    either_ok_or_one_error(r)
+    assert tree_state(ws) == before
+
+
+@FUZZ
+@given(name=text, depth=st.integers(1, 4), as_json=st.booleans())
+def test_tree_index_and_init_on_odd_paths(ws, tmp_path_factory, name, depth, as_json):
+    base = tmp_path_factory.mktemp("odd")
+    (base / "afile").write_text("x")
+    target = base / "afile" / name if name.startswith("/") is False and len(name) % 2 else base / name
+    before = tree_state(base)
+    for args in (("tree", "--depth", depth, *(["--json"] if as_json else []), "--", target), ("index", "--", target)):
+        if "\x00" in str(target):
+            continue  # no OS takes a NUL in a path; the argument parser is not horma's
+        r = cli(*args)
+        either_ok_or_one_error(r)
+        assert tree_state(base) == before  # tree and index on a non-workspace create nothing
+    if "\x00" not in str(target):
+        r = cli("init", "--", target)
+        if not either_ok_or_one_error(r):
+            assert tree_state(base) == before
+    r = cli("tree", ws, "--depth", depth, *(["--json"] if as_json else []))
+    assert r.code == 0 and r.exception is None
+
+
+def test_undecodable_units_log_is_one_error_line(ws, tmp_path):
+    copy = tmp_path / "ws"
+    os.system(f"cp -a {ws} {copy}")
+    seg = next((copy / "raw").iterdir()) / "units.log"
+    os.chmod(seg, 0o644)
+    seg.write_bytes(seg.read_bytes() + b"a9 | 2024-01-01 | x: \xff\xfe broken\n")
+    f = tmp_path / "u.jsonl"
+    f.write_text(json.dumps({"id": "n1", "time": "2024-03-03", "actor": "a", "text": "new"}) + "\n")
+    before = tree_state(copy)
+    for args in (("ingest", "jsonl", f, "--workspace", copy, "--backend", "local"),
+                 ("show", copy, "notes/sessions", "--follow")):
+        r = cli(*args)
+        if args[0] == "ingest":
+            assert_one_error_line(r, "not UTF-8")
+        else:
+            either_ok_or_one_error(r)
+        assert tree_state(copy) == before

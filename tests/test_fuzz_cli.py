@@ -117,3 +117,25 @@ def test_undecodable_units_log_is_one_error_line(ws, tmp_path):
         else:
             either_ok_or_one_error(r)
         assert tree_state(copy) == before
+
+
+@pytest.mark.parametrize("args", [
+    ["recall", "--bogus"],                                # unknown option
+    ["recall"],                                           # missing argument
+    ["recall", ".", "q", "--budget", "lots"],             # a value of the wrong type
+    ["ingest", "jsonl"],                                  # a subcommand without its argument
+    ["no-such-command"],
+])
+def test_usage_errors_through_the_real_entry_point_are_one_line(args: list[str], tmp_path) -> None:
+    """What a user types reaches ``horma.cli.main``, not the test runner: a usage mistake is one line too."""
+    import subprocess
+    import sys
+
+    before = tree_state(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "horma", *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "--help" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert tree_state(tmp_path) == before

@@ -139,3 +139,19 @@ def test_usage_errors_through_the_real_entry_point_are_one_line(args: list[str],
     assert len(lines) == 1 and lines[0].startswith("error: ") and "--help" in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     assert tree_state(tmp_path) == before
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("bwrap", marks=pytest.mark.bwrap)])
+def test_a_query_of_any_size_reaches_search(backend: str, tmp_path) -> None:
+    """A ~290 KB query once failed with "Argument list too long" and came back as an empty context: the
+    navigator now hands hsearch the query on standard input, so size is no reason to fail."""
+    from tests.conftest import require_backend
+
+    require_backend(backend)
+    with horma.Memory(tmp_path / "ws", sandbox=backend) as mem:
+        mem.record([Unit("a1", "2024-01-01 10:00", "Ann", "Ann adopted a cat named Miso"),
+                    Unit("a2", "2024-01-01 10:01", "Bob", "Miso likes tuna")], slug="s1")
+        query = "What does Miso like to eat? " + " ".join(f"filler{i}" for i in range(25000))
+        assert len(query.encode()) > 280_000  # far past one argv string (128 KB on Linux)
+        ctx = mem.recall(query, budget=200)
+    assert "a2" in ctx.refs, ctx.refs

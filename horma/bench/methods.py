@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import time as _time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -318,13 +319,23 @@ class WorkspaceMethod(MemoryMethod):
             from horma.config import load_config
 
             llm = load_config(o.config).llm("retriever", o.llm)
+        self._ingest: ExitStack | None = None
         self.memory = Memory(self.workdir / "workspace", manager=o.policy, retriever=o.policy,
                              sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local)
 
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
+        if self._ingest is None:  # the records up to ready() are one manager run: one notes-history commit
+            self._ingest = ExitStack()
+            self._ingest.enter_context(self.memory.manager.one_run())
         self.memory.record(list(units), slug=slug, time=time)
 
+    def ready(self) -> None:
+        if self._ingest is not None:
+            self._ingest.close()
+            self._ingest = None
+
     def close(self) -> None:
+        self.ready()
         self.memory.close()
 
     def _llm_input_tokens(self) -> int:
@@ -340,6 +351,7 @@ class Horma(WorkspaceMethod):
     UNLIMITED = 10**9
 
     def ready(self) -> None:
+        super().ready()
         self.memory.retriever.sandbox  # open the read-view session now, not inside the first recall
 
     def recall(self, query: str, budget: int | None) -> Retrieved:
@@ -370,6 +382,7 @@ class DenseNotes(WorkspaceMethod):
         self._chunks = None
 
     def ready(self) -> None:
+        super().ready()
         if self._chunks is None:
             self._index()
 

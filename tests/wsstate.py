@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from typer.testing import CliRunner
 
-from horma.cli import app
+from horma.cli import run
 
 
 def tree_state(root: Path) -> str:
@@ -40,9 +41,14 @@ class Result:
 
 def cli(*args: object) -> Result:
     """Run ``horma ARGS`` in this process (milliseconds, not an interpreter start)."""
-    r = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=True)
-    exc = r.exception if r.exception is not None and not isinstance(r.exception, SystemExit) else None
-    return Result(r.exit_code, r.stdout, r.stderr, exc)
+    with CliRunner().isolation() as (out, err, _):
+        try:
+            code, exc = run([str(a) for a in args]), None
+        except Exception as e:  # noqa: BLE001  (the test reports it: bad input must never raise)
+            code, exc = 1, e
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return Result(code, out.getvalue().decode(errors="replace"), err.getvalue().decode(errors="replace"), exc)
 
 
 def assert_one_error_line(r: Result, *needles: str) -> str:

@@ -47,6 +47,11 @@ def check_query(query: str, budget: int) -> str:
         raise WorkspaceError(f"the query must be a string, got {type(query).__name__}")
     if not query.strip():
         raise WorkspaceError("the query is empty (or only whitespace)")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:  # e.g. bytes that were not UTF-8 on the command line
+        raise WorkspaceError(f"the query is not valid text: a lone surrogate at character {exc.start}"
+                             " (was it typed in another encoding than UTF-8?)") from None
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise WorkspaceError(f"the budget must be a positive number of tokens, got {budget!r}")
     return " ".join(query.split())

@@ -8,6 +8,7 @@ print one line on stderr and exit non-zero, never a traceback.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 import typer
 from typer._click import exceptions as cli_errors  # typer >= 0.29 vendors click and does not re-export these
@@ -54,24 +55,32 @@ for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds
     _module.register(app)
 
 
-def main() -> None:
-    """Run the CLI. A usage error (unknown option, missing argument, bad value) is one line on stderr
-    and exit 2, like every other bad input, instead of click's multi-line panel."""
+def run(args: Sequence[str] | None = None) -> int:
+    """Run the CLI on ``args`` (default: the command line) and return the exit code.
+
+    A usage error (unknown option, missing argument, bad value) is one line on stderr and exit 2, like
+    every other bad input, instead of click's multi-line panel. Tests call this, so they see exactly
+    what a user sees.
+    """
     try:
-        code = app(standalone_mode=False)
+        code = app(args=args, prog_name="horma", standalone_mode=False)
     except cli_errors.NoArgsIsHelpError as exc:
         exc.show()  # `horma` or a group alone: the help is the answer
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except cli_errors.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "horma"
         message = exc.format_message().replace("\n", " ")
         err_console.print(f"[bold red]error:[/] {shown(message)} (see {shown(where)} --help)",
                           highlight=False, soft_wrap=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except cli_errors.ClickException as exc:
         err_console.print(f"[bold red]error:[/] {shown(exc.format_message())}", highlight=False, soft_wrap=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except typer.Abort:
         err_console.print("[bold red]error:[/] interrupted", highlight=False)
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 130
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    sys.exit(run())

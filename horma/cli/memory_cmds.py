@@ -313,7 +313,7 @@ def ask(
 
     Without an LLM it says so in one line and shows the context.
 
-    Example: [bold]horma ask ./mem "Where is Jun going in June?" --llm anthropic:claude-sonnet-4-5[/]
+    Example: [bold]horma ask ./mem "Where is Jun going in June?" --llm anthropic:claude-sonnet-5-5[/]
     """
     from horma.agents.primary import answer
     from horma.llm import LLMError

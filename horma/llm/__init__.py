@@ -2,7 +2,7 @@
 
 Specs (the same string in CLI flags, config and the API)::
 
-    anthropic:claude-sonnet-4-5            Anthropic Messages API, native tool use
+    anthropic:claude-sonnet-5-5            Anthropic Messages API, native tool use
     openai:gpt-4o-mini                     OpenAI Chat Completions, native tool calls
     openai:qwen2.5-7b@http://127.0.0.1:8000/v1
                                            any OpenAI-compatible server (vLLM, llama.cpp,
@@ -41,7 +41,7 @@ __all__ = [
     "parse_spec",
 ]
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 PROVIDERS = ("anthropic", "openai", "scripted")
 
 

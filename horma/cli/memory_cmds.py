@@ -256,9 +256,15 @@ def print_context(ctx: Recall) -> None:
         console.print(item.text, markup=False, highlight=False)
     console.print(
         f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
-        f"{ctx.llm_calls} LLM calls · {ctx.elapsed_ms:.0f} ms · trace {escape(ctx.trace or '-')}[/]",
+        f"{ctx.llm_calls} LLM calls · {ctx.elapsed_ms:.0f} ms · stop {escape(ctx.stop)}"
+        f"{_faults(ctx.faults)} · trace {escape(ctx.trace or '-')}[/]",
         highlight=False,
     )
+
+
+def _faults(faults: dict[str, int]) -> str:
+    bad = ", ".join(f"{n} {kind}" for kind, n in faults.items() if n)
+    return f" ({escape(bad)})" if bad else ""
 
 
 @contextmanager
@@ -292,7 +298,7 @@ def recall(
             ctx = mem.recall(query, budget)
     if json_out:
         d = ctx.as_dict()
-        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace")
+        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "stop", "faults")
         console.print_json(json.dumps({k: d[k] for k in keep}, ensure_ascii=False))
         return
     print_context(ctx)

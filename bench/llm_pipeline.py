@@ -96,6 +96,20 @@ def figures(run: Path, wall_s: float) -> dict:
     }
 
 
+def cut_conversation(data: str, sessions: int, out: Path) -> str:
+    """The dev split's first conversation cut to its first ``sessions`` sessions, with the questions
+    whose evidence lies in them: a smaller run of the same harness (written under --out, never the repo)."""
+    conv = json.loads(Path(data).read_text(encoding="utf-8"))[0]
+    keep = {f"session_{i}" for i in range(1, sessions + 1)}
+    body = {k: v for k, v in conv["conversation"].items()
+            if not k.startswith("session_") or k.removesuffix("_date_time") in keep}
+    dias = {t["dia_id"] for k in keep for t in body.get(k, [])}
+    qa = [q for q in conv["qa"] if q.get("evidence") and all(e in dias for e in q["evidence"])]
+    path = out / f"locomo-first-{sessions}-sessions.json"
+    path.write_text(json.dumps([{**conv, "conversation": body, "qa": qa}]), encoding="utf-8")
+    return str(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default="/work/shared/data/locomo/locomo_dev.json")
@@ -105,12 +119,15 @@ def main() -> None:
     ap.add_argument("--ctx", type=int, default=8192)
     ap.add_argument("--max-steps", type=int, default=4)
     ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--sessions", type=int, default=None,
+                    help="cut the first conversation to its first K sessions (and the questions they answer)")
     ap.add_argument("--backend", default="bwrap")
     ap.add_argument("--model", default=None, help="a GGUF file (default: the bundled SmolLM2-135M-Instruct)")
     ap.add_argument("--out", type=Path, default=Path("runs/llm-pipeline"))
     args = ap.parse_args()
 
     args.out.mkdir(parents=True, exist_ok=True)
+    data = cut_conversation(args.data, args.sessions, args.out) if args.sessions else args.data
     config = args.out / "config.yaml"
     config.write_text(
         f"llm:\n  max_tokens: {args.max_tokens}\n  tool_protocol: text\n  timeout: 300\n  max_retries: 1\n"
@@ -122,7 +139,7 @@ def main() -> None:
     try:
         for method in args.methods.split(","):
             run = args.out / method
-            cmd = [*HORMA, "eval", "locomo", "--data", args.data, "--split", "dev", "--limit", str(args.limit),
+            cmd = [*HORMA, "eval", "locomo", "--data", data, "--split", "dev", "--limit", str(args.limit),
                    "--method", method, "--budget", str(args.budget), "--llm", spec, "--judge", spec,
                    "--backend", args.backend, "--config", str(config), "--out", str(run), "--json"]
             if method == "horma":

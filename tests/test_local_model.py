@@ -194,3 +194,19 @@ def test_serve_refuses_bad_requests_with_one_line(tmp_path):
         res = runner.invoke(app, ["model", "serve", *args])
         assert res.exit_code == 1 and "error:" in res.output and "Traceback" not in res.output, res.output
         assert message in " ".join(res.output.split())
+
+
+def test_a_conversation_past_the_context_window_ends_the_run_as_context_overflow(server, tmp_path):
+    from horma.agents.loop import RunLimits, run_agent
+    from horma.llm import ContextOverflow
+    from horma.sandbox import View, open_sandbox
+
+    llm = make_llm(server, tool_protocol="text", **OPTIONS)
+    with pytest.raises(ContextOverflow, match="context"):
+        llm.complete("", [{"role": "user", "content": "word " * 6000}])
+    ws = Workspace.init(tmp_path / "ws")
+    with open_sandbox(ws.root, "local", View.READ) as box:
+        result = run_agent(llm, box, role="retriever", system="You navigate.", task="word " * 6000, tools=[],
+                           limits=RunLimits(max_steps=2), trajectory_dir=ws.trajectories, allow_unsafe_local=True)
+    assert result.status == "context_overflow" and result.faults["context_overflow"] == 1 and result.steps == 0
+    assert read_trajectory(result.trajectory)[-1]["status"] == "context_overflow"

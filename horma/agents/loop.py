@@ -22,6 +22,7 @@ from pathlib import Path
 
 from horma.agents.trajectory import Trajectory
 from horma.llm import LLM, ContextOverflow, LLMError, ToolCall, ToolSpec
+from horma.llm.text_protocol import NO_ACTION
 from horma.sandbox import Sandbox, require_isolation
 from horma.workspace import WorkspaceError
 
@@ -120,7 +121,9 @@ def _dispatch(call: ToolCall | None, table: dict[str, Tool], text: str) -> tuple
     """Run one call: its outcome, and the fault kind when it was a format error."""
     problem = _format_error(call, table)
     if problem or call is None:
-        kind = "malformed" if call is not None else "prose" if text.strip() else "empty"
+        # no call at all (native tools) or the text protocol finding no action: prose, or nothing
+        no_action = call is None or (not call.name and (call.error or "").startswith(NO_ACTION))
+        kind = "malformed" if not no_action else "prose" if text.strip() else "empty"
         if kind == "empty":
             problem = "your reply was empty; act by calling exactly one tool"
         return ToolOutcome(f"format error: {problem}"), kind

@@ -24,7 +24,7 @@ from horma.units import UNIT_FIELDS, as_unit, check_units  # noqa: F401 - as_uni
 from horma.workspace import Unit, Workspace, WorkspaceError
 
 def resolve_llm(llm: Any):
-    """``None`` stays None; a spec string (``anthropic:claude-sonnet-4-5``) becomes an LLM."""
+    """``None`` stays None; a spec string (``anthropic:claude-sonnet-5-5``) becomes an LLM."""
     if llm is None or not isinstance(llm, str):
         return llm
     from horma.llm import make_llm

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: install everything the tests need on a fresh machine, then run them.
 #   system: docker.io, bubblewrap, ripgrep, debootstrap; dockerd; the horma-sandbox image (scripts/setup-sandbox.sh)
-#   python: a venv in .venv with horma and its test, embedding and ALFWorld extras
+#   python: a venv in .venv with horma and its test, embedding, ALFWorld and local-model extras
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -k sandbox`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,12 @@ python3 -m venv .venv
 python -m pip install -q --upgrade pip
 # torch first, pinned: 2.13.0 is the CPU build these machines carry; an open range would pull a multi-GB CUDA build.
 python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[test,embed,alfworld,mcp]"
+# The local extra compiles llama.cpp (llama-cpp-python has no Linux wheel on PyPI): use every core, skip the
+# multimodal library and llama.cpp's own tools, tests and examples. pip keeps the built wheel in
+# ~/.cache/pip/wheels, so only the first install on a machine compiles.
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF}"
+python -m pip install -q -e ".[test,embed,alfworld,mcp,local]"
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 python -m pytest -q -rs "$@"

@@ -26,7 +26,7 @@ def home(tmp_path, monkeypatch):
 
 def test_defaults_then_user_file_then_env_then_flags(home, monkeypatch):
     cfg = load_config()
-    assert cfg.model("retriever") == "anthropic:claude-sonnet-4-5" and cfg.get("agent.max_steps") == 30
+    assert cfg.model("retriever") == "anthropic:claude-sonnet-5-5" and cfg.get("agent.max_steps") == 30
     user = home / "xdg" / "horma" / "config.yaml"
     user.parent.mkdir(parents=True)
     user.write_text("models:\n  retriever: openai:gpt-4o-mini\nagent:\n  max_steps: 12\nllm:\n  timeout: 30\n")

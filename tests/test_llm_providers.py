@@ -26,7 +26,7 @@ def clean_env(monkeypatch):
 
 def test_parse_spec():
     assert parse_spec("anthropic:claude-sonnet-4-5") == ("anthropic", "claude-sonnet-4-5", None)
-    assert parse_spec("anthropic:") == ("anthropic", "claude-sonnet-4-5", None)
+    assert parse_spec("anthropic:") == ("anthropic", "claude-sonnet-5-5", None)
     assert parse_spec("openai:qwen2.5-7b@http://127.0.0.1:8000/v1") == (
         "openai", "qwen2.5-7b", "http://127.0.0.1:8000/v1")
     assert parse_spec("scripted:replies.yaml") == ("scripted", "replies.yaml", None)
@@ -138,3 +138,21 @@ def test_a_server_without_usage_falls_back_to_the_project_token_count():
         reply = llm.complete("system words", USER)
     assert reply.usage.output_tokens == 3 and reply.usage.input_tokens > 4
     assert llm.stats.input_tokens == reply.usage.input_tokens
+
+
+def test_the_default_anthropic_model_is_current_and_its_unknown_price_reads_as_unknown():
+    """The default is a model the installed SDK lists and does not deprecate; no invented price for it."""
+    from typing import get_args
+
+    from anthropic.resources.messages.messages import DEPRECATED_MODELS
+    from anthropic.types.model_param import ModelParam
+
+    from horma.llm import DEFAULT_ANTHROPIC_MODEL
+    from horma.llm.accounting import Accounting
+
+    assert DEFAULT_ANTHROPIC_MODEL in get_args(get_args(ModelParam)[0])
+    assert DEFAULT_ANTHROPIC_MODEL not in DEPRECATED_MODELS
+    assert price_for(DEFAULT_ANTHROPIC_MODEL) is None  # its list price is not in the table (yet)
+    stats = Accounting(price=price_for(DEFAULT_ANTHROPIC_MODEL))
+    stats.record(1000, 100, 0.5)
+    assert stats.as_dict()["cost_usd"] is None and stats.input_tokens == 1000  # unknown, not $0

@@ -256,3 +256,17 @@ def test_several_calls_in_one_reply_and_a_reply_without_calls(ws):
     steps = [x for x in read_trajectory(r.trajectory) if x["type"] == "step"]
     assert [s["input_tokens"] > 0 for s in steps[1:3]] == [True, False]  # one call's tokens counted once
     assert json.dumps(steps)  # the trajectory is plain JSON
+
+
+def test_every_kind_of_bad_reply_is_counted_and_the_run_still_ends(ws):
+    """Prose, an empty reply and an unusable call are format errors of their own kind; running out of
+    model (an LLM error) ends the run with that status; the counts are in the result and the trajectory."""
+    script = ["I would look at the notes first.", "",
+              {"tool_calls": [{"name": "rm_everything", "arguments": {}}]},
+              {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]}]
+    r = run(ScriptedLLM(script), ws, [], limits=RunLimits(max_steps=10, max_format_errors=4))
+    assert r.status == "llm_error" and r.steps == 4 and r.llm_calls == 4
+    assert r.faults == {"malformed": 1, "prose": 1, "empty": 1, "llm_error": 1, "context_overflow": 0}
+    records = read_trajectory(r.trajectory)
+    assert [s.get("fault") for s in records if s["type"] == "step"] == ["prose", "empty", "malformed", None]
+    assert records[-1]["faults"] == r.faults and records[-1]["status"] == "llm_error"

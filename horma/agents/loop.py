@@ -6,18 +6,23 @@ tools, of which the terminal ones (``select``/``done``, ``done``) return
 ``finished=True``. Every action is one trajectory step. Bad calls (unknown
 tool, malformed or missing arguments, a reply with no call) go back to the
 model as error observations; enough of them in a row end the run, as do the
-step, input-token and wall-time limits, with a status saying which.
+step, input-token and wall-time limits, with a status saying which. A model
+error (the server unreachable after retries, or the conversation overflowing
+the model's context) ends the run too. Whatever the model emits, the run
+ends with a status and its ``faults`` counted by kind (:data:`FAULTS`), in
+the result and in the trajectory's end record.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from horma.agents.trajectory import Trajectory
-from horma.llm import LLM, LLMError, ToolCall, ToolSpec
+from horma.llm import LLM, ContextOverflow, LLMError, ToolCall, ToolSpec
+from horma.llm.text_protocol import NO_ACTION
 from horma.sandbox import Sandbox, require_isolation
 from horma.workspace import WorkspaceError
 
@@ -35,6 +40,11 @@ BASH = ToolSpec(
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str, "integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict,
 }
+
+
+# what went wrong, by kind: a call the tools cannot run, a reply in prose (no call), an empty reply,
+# a model error (server fault after retries), the conversation overflowing the model's context
+FAULTS = ("malformed", "prose", "empty", "llm_error", "context_overflow")
 
 
 @dataclass
@@ -60,7 +70,7 @@ class RunLimits:
 
 @dataclass
 class AgentResult:
-    status: str  # done | max_steps | format_errors | token_limit | time_limit | llm_error
+    status: str  # done | max_steps | format_errors | token_limit | time_limit | llm_error | context_overflow
     steps: int
     llm_calls: int
     input_tokens: int
@@ -69,6 +79,7 @@ class AgentResult:
     trajectory: Path
     final: dict | None = None
     error: str | None = None
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
 
 
 def argument_error(spec: ToolSpec, args: dict) -> str | None:
@@ -106,15 +117,20 @@ def _format_error(call: ToolCall | None, table: dict[str, Tool]) -> str | None:
     return argument_error(table[call.name].spec, call.arguments)
 
 
-def _dispatch(call: ToolCall | None, table: dict[str, Tool]) -> tuple[ToolOutcome, bool]:
-    """Run one call: its outcome, and whether it was a format error."""
+def _dispatch(call: ToolCall | None, table: dict[str, Tool], text: str) -> tuple[ToolOutcome, str | None]:
+    """Run one call: its outcome, and the fault kind when it was a format error."""
     problem = _format_error(call, table)
     if problem or call is None:
-        return ToolOutcome(f"format error: {problem}"), True
+        # no call at all (native tools) or the text protocol finding no action: prose, or nothing
+        no_action = call is None or (not call.name and (call.error or "").startswith(NO_ACTION))
+        kind = "malformed" if not no_action else "prose" if text.strip() else "empty"
+        if kind == "empty":
+            problem = "your reply was empty; act by calling exactly one tool"
+        return ToolOutcome(f"format error: {problem}"), kind
     try:
-        return table[call.name].handler(call.arguments), False
+        return table[call.name].handler(call.arguments), None
     except (WorkspaceError, ValueError) as exc:  # the tool refused these arguments
-        return ToolOutcome(f"error: {exc}"), False
+        return ToolOutcome(f"error: {exc}"), None
 
 
 def _limit_hit(limits: RunLimits, steps: int, input_tokens: int, started: float) -> str | None:
@@ -147,6 +163,7 @@ def run_agent(
                       view=getattr(sandbox.view, "value", str(sandbox.view)), limits=asdict(limits), system=system)
     messages: list[dict] = [{"role": "user", "content": task}]
     steps = calls = in_tok = out_tok = format_errors = 0
+    faults = dict.fromkeys(FAULTS, 0)
     status: str | None = None
     final: dict | None = None
     error: str | None = None
@@ -160,7 +177,9 @@ def run_agent(
             try:
                 reply = llm.complete(system, messages, specs)
             except LLMError as exc:
-                status, error = "llm_error", str(exc)
+                status = "context_overflow" if isinstance(exc, ContextOverflow) else "llm_error"
+                faults[status] += 1
+                error = str(exc)
                 break
             llm_ms = (time.monotonic() - t0) * 1000
             calls += 1
@@ -169,9 +188,12 @@ def run_agent(
             messages.append(reply.as_message())
             for i, call in enumerate(reply.tool_calls or [None]):
                 t1 = time.monotonic()
-                outcome, bad = _dispatch(call, table)
+                outcome, fault = _dispatch(call, table, reply.text)
+                bad = fault is not None
                 observation = outcome.observation
                 format_errors = format_errors + 1 if bad else 0
+                if fault:
+                    faults[fault] += 1
                 steps += 1
                 first = i == 0
                 action = call.name if call and call.name in table and not bad else "invalid"
@@ -180,7 +202,7 @@ def run_agent(
                           message=reply.text if first else "", tool_call=call.as_dict() if call else None,
                           input_tokens=reply.usage.input_tokens if first else 0,
                           output_tokens=reply.usage.output_tokens if first else 0,
-                          llm_ms=round(llm_ms, 3) if first else 0.0,
+                          llm_ms=round(llm_ms, 3) if first else 0.0, fault=fault,
                           elapsed_ms=round((time.monotonic() - t1) * 1000, 3))
                 if call is None:
                     messages.append({"role": "user", "content": observation})
@@ -199,6 +221,6 @@ def run_agent(
     finally:
         elapsed_ms = (time.monotonic() - started) * 1000
         traj.end(status or "crashed", llm_calls=calls, input_tokens=in_tok, output_tokens=out_tok,
-                 elapsed_ms=round(elapsed_ms, 3), final=final, error=error)
-    return AgentResult(status, steps, calls, in_tok, out_tok, elapsed_ms, traj.path, final, error)
+                 elapsed_ms=round(elapsed_ms, 3), final=final, error=error, faults=faults)
+    return AgentResult(status, steps, calls, in_tok, out_tok, elapsed_ms, traj.path, final, error, faults)
 

@@ -278,10 +278,14 @@ class LLMManagerPolicy:
         result = run_agent(manager.llm, box, role="manager", system=system, task=task, tools=[done],
                            limits=manager.limits or RunLimits(), trajectory_dir=manager.workspace.trajectories,
                            allow_unsafe_local=manager.allow_unsafe_local)
+        if result.status == "llm_error":  # the model was never reached: nothing done, the next record retries
+            raise WorkspaceError(f"{segment}: the manager stopped without finishing ({result.status}: "
+                                 f"{result.error}); re-run to organize it again")
         if result.status != "done":
-            why = f"{result.status}: {result.error}" if result.error else result.status
-            raise WorkspaceError(f"{segment}: the manager stopped without finishing ({why}); "
-                                 "re-run to organize it again")
+            # The model had its turn and used it up (a limit, its own format errors, a segment too big for its
+            # context): a retry would do the same, so what it wrote is kept and indexed, and the stop is logged.
+            manager._log("stopped", segment, status=result.status, faults=result.faults,
+                         trajectory=manager.workspace.rel(result.trajectory))
         indexed = box.exec(f"cd {shlex.quote(box.home)} && hindex")  # hsearch must see what the model wrote
         if indexed.exit_code != 0:
             raise WorkspaceError(f"{segment}: indexing the new notes failed: {indexed.output.strip()[-300:]}")

@@ -28,17 +28,25 @@ from horma.workspace import WorkspaceError
 
 @dataclass
 class Recall(Context):
-    """A context with its trace: the trajectory file, steps, LLM calls and wall time."""
+    """A context with its trace: the trajectory file, steps, LLM calls, wall time, how the run stopped.
+
+    ``stop`` is the run's status (``done``, or the limit or fault that ended
+    it); ``faults`` counts an LLM run's bad replies by kind (see
+    :data:`horma.agents.loop.FAULTS`).
+    """
 
     trace: str | None = None  # workspace-relative trajectory path
     steps: int = 0
     llm_calls: int = 0
     elapsed_ms: float = 0.0
     cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
+    stop: str = "done"
+    faults: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         return {**super().as_dict(), "steps": self.steps, "llm_calls": self.llm_calls,
-                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace, "cost": self.cost.as_dict()}
+                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace, "stop": self.stop,
+                "faults": self.faults, "cost": self.cost.as_dict()}
 
 
 def check_query(query: str, budget: int) -> str:
@@ -182,6 +190,7 @@ class LLMRetrieverPolicy:
                            allow_unsafe_local=retriever.allow_unsafe_local)
         ctx.steps = result.steps
         ctx.llm_calls = result.llm_calls
+        ctx.stop, ctx.faults = result.status, result.faults
         ctx.trace = retriever.workspace.rel(result.trajectory)
 
 

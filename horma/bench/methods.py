@@ -314,14 +314,20 @@ class WorkspaceMethod(MemoryMethod):
             raise MethodError(str(exc)) from None
         if llm_driven and not o.llm:
             raise MethodError(f"method {self.name} with the {o.policy} policy needs a model (--llm SPEC)")
-        llm = None
+        llm = limits = None
         if llm_driven:
+            from horma.agents.loop import RunLimits
             from horma.config import load_config
 
-            llm = load_config(o.config).llm("retriever", o.llm)
+            cfg = load_config(o.config)
+            llm = cfg.llm("retriever", o.llm)
+            # the config's agent limits, as `horma ingest` and `horma recall` use them
+            limits = RunLimits(**{k: cfg.get(f"agent.{k}") for k in
+                                  ("max_steps", "max_format_errors", "max_input_tokens", "max_seconds")})
         self._ingest: ExitStack | None = None
         self.memory = Memory(self.workdir / "workspace", manager=o.policy, retriever=o.policy,
-                             sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local)
+                             sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local,
+                             limits=limits)
 
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
         if self._ingest is None:  # the records up to ready() are one manager run: one notes-history commit

@@ -118,14 +118,19 @@ def run_qa_task(task: QATask, settings: "RunSettings", todo: Sequence[str], emit
 def answer_question(llm, judge, q: QAItem, context: str) -> dict:
     """The primary agent's answer from the context alone, its F1 and (with a judge) its verdict."""
     from horma.bench.judge import judge_answer
+    from horma.llm import ContextOverflow
     from horma.prompts import render_prompt
 
     question = f"{q.question} (asked on {q.asked})" if q.asked else q.question
     prompt = render_prompt("primary", question=question, context=context)
     t0 = _time.perf_counter()
-    reply = llm.complete("", [{"role": "user", "content": prompt}])
+    try:
+        reply = llm.complete("", [{"role": "user", "content": prompt}])
+    except ContextOverflow:  # the context does not fit this model: no answer, counted, not a failed task
+        return {"answer": "", "answer_input_tokens": 0, "answer_ms": (_time.perf_counter() - t0) * 1000,
+                "f1": 0.0, "context_overflow": True}
     out = {"answer": reply.text.strip(), "answer_input_tokens": reply.usage.input_tokens,
-           "answer_ms": (_time.perf_counter() - t0) * 1000}
+           "answer_ms": (_time.perf_counter() - t0) * 1000, "context_overflow": False}
     out["f1"] = q.f1(out["answer"])
     if judge is not None:
         verdict = judge_answer(judge, q.question, q.reference, out["answer"], q.abstain)

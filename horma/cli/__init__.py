@@ -22,6 +22,7 @@ from horma.cli import (
     index_cmds,
     mcp_cmds,
     memory_cmds,
+    model_cmds,
     sandbox_cmds,
     skills_cmds,
     workspace_cmds,
@@ -51,7 +52,7 @@ def _root(
 
 
 for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, mcp_cmds):
+                history_cmds, mcp_cmds, model_cmds):
     _module.register(app)
 
 

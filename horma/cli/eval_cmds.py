@@ -229,7 +229,7 @@ def longmemeval(
 ) -> None:
     """LongMemEval: one memory per question from its dated haystack sessions (default budget 50K).
 
-    Example: [bold]horma eval longmemeval --data longmemeval_s.json --method horma --llm anthropic:claude-sonnet-4-5 --judge anthropic:claude-sonnet-4-5[/]
+    Example: [bold]horma eval longmemeval --data longmemeval_s.json --method horma --llm anthropic:claude-sonnet-5-5 --judge anthropic:claude-sonnet-5-5[/]
     """
     from horma.bench.longmemeval import DEFAULT_BUDGET, DEFAULT_TYPES, LongMemEvalError, load_longmemeval
 

@@ -264,7 +264,7 @@ def print_context(ctx: Recall) -> None:
     console.print(
         f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
         f"{ctx.llm_calls} LLM calls · {ctx.cost.sandbox_commands} sandbox commands · {ctx.elapsed_ms:.0f} ms"
-        f"{_dollars(ctx.cost)} · trace {shown(ctx.trace or '-')}[/]",
+        f"{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace {shown(ctx.trace or '-')}[/]",
         highlight=False,
     )
 
@@ -272,6 +272,11 @@ def print_context(ctx: Recall) -> None:
 def _dollars(cost: Cost) -> str:
     """`` · $0.0012`` when a priced model ran, else nothing."""
     return f" · ${cost.cost_usd:.4f}" if cost.llm_calls and cost.cost_usd is not None else ""
+
+
+def _faults(faults: dict[str, int]) -> str:
+    bad = ", ".join(f"{n} {kind}" for kind, n in faults.items() if n)
+    return f" ({shown(bad)})" if bad else ""
 
 
 @contextmanager
@@ -305,7 +310,8 @@ def recall(
             ctx = mem.recall(query, budget)
     if json_out:
         d = ctx.as_dict()
-        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "cost")
+        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "stop", "faults",
+                "cost")
         console.print_json(json.dumps({k: d[k] for k in keep}, ensure_ascii=False))
         return
     print_context(ctx)
@@ -326,7 +332,7 @@ def ask(
 
     Without an LLM it says so in one line and shows the context.
 
-    Example: [bold]horma ask ./mem "Where is Jun going in June?" --llm anthropic:claude-sonnet-4-5[/]
+    Example: [bold]horma ask ./mem "Where is Jun going in June?" --llm anthropic:claude-sonnet-5-5[/]
     """
     from horma.agents.primary import answer
     from horma.llm import LLMError

@@ -187,7 +187,7 @@ def refine_cmd(
 ) -> None:
     """Grow a domain's skill library by contrastive refinement: run tasks with raw history H and managed memory H', learn from where they differ.
 
-    Example: [bold]horma refine locomo --data locomo_dev.json --rounds 2 --limit 40 --llm anthropic:claude-sonnet-4-5[/]
+    Example: [bold]horma refine locomo --data locomo_dev.json --rounds 2 --limit 40 --llm anthropic:claude-sonnet-5-5[/]
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -2,7 +2,7 @@
 
 Specs (the same string in CLI flags, config and the API)::
 
-    anthropic:claude-sonnet-4-5            Anthropic Messages API, native tool use
+    anthropic:claude-sonnet-5-5            Anthropic Messages API, native tool use
     openai:gpt-4o-mini                     OpenAI Chat Completions, native tool calls
     openai:qwen2.5-7b@http://127.0.0.1:8000/v1
                                            any OpenAI-compatible server (vLLM, llama.cpp,
@@ -31,6 +31,7 @@ from horma.llm.accounting import Accounting
 __all__ = [
     "LLM",
     "Accounting",
+    "ContextOverflow",
     "LLMError",
     "Reply",
     "ToolCall",
@@ -40,12 +41,16 @@ __all__ = [
     "parse_spec",
 ]
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 PROVIDERS = ("anthropic", "openai", "scripted")
 
 
 class LLMError(Exception):
     """A model could not be reached or used (bad spec, missing key, retries exhausted)."""
+
+
+class ContextOverflow(LLMError):
+    """The conversation no longer fits the model's context window (the server said so)."""
 
 
 @dataclass

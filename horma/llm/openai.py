@@ -22,7 +22,7 @@ from typing import Any
 
 import openai
 
-from horma.llm import LLMError, Reply, ToolCall, ToolSpec, Usage
+from horma.llm import ContextOverflow, LLMError, Reply, ToolCall, ToolSpec, Usage
 from horma.llm import text_protocol
 from horma.llm.accounting import Accounting, price_for
 from horma.llm.retry import RetryPolicy, Transient, retry_after, with_retries
@@ -36,15 +36,28 @@ class _ToolsRejected(Exception):
     """The server refused the ``tools`` field: it has no tool calling."""
 
 
-def _message(exc: Any) -> str:
+def _message(exc: Any, limit: int = 300) -> str:
+    """The server's error message on one line, cut at ``limit`` (some servers send whole validation dumps)."""
     body = getattr(exc, "body", None)
+    text = str(getattr(exc, "message", "") or "")
     if isinstance(body, dict):
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
-            return str(err["message"])
-        if isinstance(body.get("message"), str):
-            return body["message"]
-    return str(getattr(exc, "message", "") or "")
+            text = str(err["message"])
+        elif isinstance(body.get("message"), str):
+            text = body["message"]
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _context_overflow(exc: Exception) -> bool:
+    """A 400 saying the prompt does not fit the model's context (OpenAI, vLLM and llama.cpp word it so)."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(err, dict) and err.get("code") == "context_length_exceeded":
+        return True
+    text = _message(exc, 10_000).lower()
+    return "context length" in text or "context window" in text or "too many tokens" in text
 
 
 def classify(exc: Exception) -> Transient | LLMError | None:
@@ -57,6 +70,8 @@ def classify(exc: Exception) -> Transient | LLMError | None:
         code = exc.status_code
         if code == 429 or code >= 500:
             return Transient(f"HTTP {code} {_message(exc)}", retry_after(exc.response))
+        if code == 400 and _context_overflow(exc):
+            return ContextOverflow(f"openai: HTTP {code} {_message(exc)}")
         return LLMError(f"openai: HTTP {code} {_message(exc)}")
     if isinstance(exc, openai.OpenAIError):
         return LLMError(f"openai: {exc}")
@@ -75,7 +90,8 @@ def to_wire(system: str, messages: list[dict]) -> list[dict]:
     out: list[dict] = [{"role": "system", "content": system}] if system else []
     for m in messages:
         if m["role"] == "assistant" and m.get("tool_calls"):
-            out.append({"role": "assistant", "content": m.get("content") or None,
+            # "" not null: llama-cpp-python's server rejects a null content (OpenAI takes either)
+            out.append({"role": "assistant", "content": m.get("content") or "",
                         "tool_calls": [_wire_call(c) for c in m["tool_calls"]]})
         elif m["role"] == "tool":
             out.append({"role": "tool", "tool_call_id": m["tool_call_id"], "content": m["content"]})
@@ -166,6 +182,8 @@ class OpenAILLM:
         params: dict[str, Any] = {"model": self.model, "messages": wire}
         if tools:
             params["tools"] = tools
+            # OpenAI's default when tools are given, but llama.cpp's function-calling format ignores tools without it
+            params["tool_choice"] = "auto"
         if self.max_tokens is not None:
             params[self.max_tokens_field] = self.max_tokens
         if self.temperature is not None:

@@ -18,6 +18,7 @@ from horma.prompts import render_prompt
 
 _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console"}
+NO_ACTION = "no action found"  # how a reply without any action (prose, or nothing) starts its error
 
 
 def _params(tool: ToolSpec) -> list[tuple[str, dict]]:
@@ -100,7 +101,7 @@ def parse_action(text: str, tools: list[ToolSpec], call_id: str) -> ToolCall:
     names = " or ".join([*(["a ```bash block"] if any(t.name == "bash" for t in tools) else []),
                          *(f"one `{usage_line(t)}` line" for t in by_name.values())])
     if not actions:
-        return _error(call_id, f"no action found: end your reply with exactly one action ({names})", text)
+        return _error(call_id, f"{NO_ACTION}: end your reply with exactly one action ({names})", text)
     return _error(call_id, f"{len(actions)} actions found: give exactly one action per reply ({names})", text)
 
 

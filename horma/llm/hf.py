@@ -68,6 +68,13 @@ def load(name: str) -> tuple[Any, Any]:
         model = AutoModelForCausalLM.from_pretrained(directory, dtype="float32", **kwargs)
     except (OSError, ValueError, ImportError) as exc:
         raise LLMError(f"hf:{name}: cannot load the model: {exc}") from None
+    if gguf:
+        # the tensors are dequantized float32 by now: drop the loader's marks, or training refuses a
+        # "quantized" model and a saved checkpoint would claim to be GGUF
+        model.hf_quantizer = None
+        model.is_quantized = False
+        if hasattr(model.config, "quantization_config"):
+            del model.config.quantization_config
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.eval()

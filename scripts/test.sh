@@ -19,7 +19,7 @@ python3 -m venv .venv
 python -m pip install -q --upgrade pip
 # torch first, pinned: 2.13.0 is the CPU build these machines carry; an open range would pull a multi-GB CUDA build.
 python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[test,embed,alfworld]"
+python -m pip install -q -e ".[test,embed,alfworld,train]"
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 python -m pytest -q -rs "$@"

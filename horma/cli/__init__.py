@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from horma import __version__
-from horma.cli import config_cmds, eval_cmds, index_cmds, memory_cmds, sandbox_cmds, skills_cmds, workspace_cmds
+from horma.cli import config_cmds, eval_cmds, index_cmds, memory_cmds, sandbox_cmds, skills_cmds, train_cmds, workspace_cmds
 
 app = typer.Typer(
     name="horma",
@@ -35,7 +35,7 @@ def _root(
     """horma: give a long-horizon agent a working memory it can see and navigate."""
 
 
-for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds):
+for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds, train_cmds):
     _module.register(app)
 
 

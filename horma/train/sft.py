@@ -59,6 +59,13 @@ def load_sft(path: str | Path) -> list[dict]:
     return out
 
 
+def _cuda() -> bool:
+    """Train on the GPU where there is one (``accelerate launch`` places each process on its own)."""
+    import torch
+
+    return torch.cuda.is_available()
+
+
 def lora_config():
     from peft import LoraConfig
 
@@ -93,7 +100,7 @@ def train_sft(data: str | Path, out: str | Path, *, model: str = "smollm2", step
         config = SFTConfig(output_dir=scratch, max_steps=steps, per_device_train_batch_size=batch_size,
                            learning_rate=learning_rate, lr_scheduler_type="constant", warmup_steps=0,
                            logging_steps=1, save_strategy="no", report_to=[], max_length=max_length,
-                           use_cpu=True, bf16=False, fp16=False, dataloader_num_workers=0, seed=0,
+                           use_cpu=not _cuda(), bf16=_cuda(), fp16=False, dataloader_num_workers=0, seed=0,
                            disable_tqdm=echo is None)
         trainer = SFTTrainer(model=base, args=config, processing_class=tokenizer,
                              train_dataset=Dataset.from_list([{"messages": r["messages"]} for r in rows]),

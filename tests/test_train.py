@@ -156,3 +156,12 @@ def test_a_tiny_grpo_step_logs_the_episodes_mean_reward_and_loads_through_hf(exp
     assert (call.error is None and call.name in {"bash", "select", "done"}) or (call.error and call.name == "")
     assert 0 < reply.usage.output_tokens <= 8 and reply.usage.input_tokens > 500
     assert llm.stats.calls == 1
+
+
+def test_hf_spec_names_a_path_and_a_bad_one_is_one_clear_error(tmp_path):
+    from horma.llm import LLMError, make_llm, parse_spec
+
+    assert parse_spec("hf:/ckpts/run@2") == ("hf", "/ckpts/run@2", None)  # a path, not model@url
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(LLMError, match="not a checkpoint directory"):
+        make_llm(f"hf:{tmp_path / 'empty'}")

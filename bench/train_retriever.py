@@ -43,8 +43,8 @@ def evaluate(model: str, tasks: list[Task], args: argparse.Namespace) -> dict:
         for i, task in enumerate(tasks, 1):
             llm.reset()
             episodes.append(env.run(task, llm))
-            console.print(f"  [{model}] {i}/{len(tasks)} {episodes[-1].actions} reward {episodes[-1].reward:.3f}",
-                          highlight=False)
+            console.print(f"  {model} {i}/{len(tasks)} {episodes[-1].actions} reward {episodes[-1].reward:.3f}",
+                          highlight=False, markup=False)
     return {"model": model, "questions": len(tasks),
             "valid": round(sum(e.valid for e in episodes) / len(episodes), 4),
             "recall": round(mean(e.recall for e in episodes) or 0.0, 4),
@@ -52,6 +52,13 @@ def evaluate(model: str, tasks: list[Task], args: argparse.Namespace) -> dict:
             "mean_tokens": round(mean(e.tokens for e in episodes) or 0.0, 1),
             "mean_actions": round(mean(e.steps for e in episodes) or 0.0, 2),
             "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def _kept_log(ckpt: Path) -> list[dict] | None:
+    """The step log of a checkpoint a previous run finished (--resume), or None."""
+    if not (ckpt / "model.safetensors").is_file():
+        return None
+    return [json.loads(line) for line in (ckpt / "train_log.jsonl").read_text().splitlines() if line.strip()]
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -73,13 +80,19 @@ def run(args: argparse.Namespace) -> dict:
     (out / "train_sft.jsonl").write_text("\n".join(sft_lines) + "\n")
     (out / "train_grpo.jsonl").write_text("".join(json.dumps(t.as_dict()) + "\n" for t in train))
     rows = [evaluate("smollm2", held, args)]
-    sft_log = train_sft(out / "train_sft.jsonl", out / "ckpt-sft", steps=args.sft_steps, max_length=args.max_length,
-                        learning_rate=args.sft_lr, echo=console.print)
+    sft_log = _kept_log(out / "ckpt-sft") if args.resume else None
+    if sft_log is None:
+        sft_log = train_sft(out / "train_sft.jsonl", out / "ckpt-sft", steps=args.sft_steps,
+                            max_length=args.max_length, learning_rate=args.sft_lr,
+                            echo=lambda line: console.print(line, markup=False))
     rows.append({**evaluate(str(out / "ckpt-sft"), held, args), "model": "after SFT"})
-    grpo_log = train_grpo(out / "train_grpo.jsonl", out / "ckpt-grpo", model=str(out / "ckpt-sft"),
-                          steps=args.grpo_steps, num_generations=args.generations, max_new_tokens=args.max_new_tokens,
-                          episode_steps=args.episode_steps, learning_rate=args.grpo_lr, backend=args.backend,
-                          echo=lambda line: console.print(line.split(" episodes=")[0], highlight=False))
+    grpo_log = _kept_log(out / "ckpt-grpo") if args.resume else None
+    if grpo_log is None:
+        grpo_log = train_grpo(out / "train_grpo.jsonl", out / "ckpt-grpo", model=str(out / "ckpt-sft"),
+                              steps=args.grpo_steps, num_generations=args.generations,
+                              max_new_tokens=args.max_new_tokens, episode_steps=args.episode_steps,
+                              learning_rate=args.grpo_lr, backend=args.backend,
+                              echo=lambda line: console.print(line.split(" episodes=")[0], markup=False))
     rows.append({**evaluate(str(out / "ckpt-grpo"), held, args), "model": "after SFT + GRPO"})
     rows[0]["model"] = "SmolLM2-135M (before)"
     return {"data": str(args.data), "split": args.split, "budget": args.budget, "train_questions": len(train),
@@ -121,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--episode-steps", type=int, default=6, help="actions per episode")
     p.add_argument("--max-new-tokens", type=int, default=64)
     p.add_argument("--backend", default="auto", help="sandbox: auto, docker, bwrap (an LLM needs isolation)")
+    p.add_argument("--resume", action="store_true", help="reuse checkpoints a previous run in --out finished")
     p.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared 2-core machine)")
     args = p.parse_args(argv)
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")

@@ -24,7 +24,7 @@ python -m pip install -q "torch==2.13.0"
 # ~/.cache/pip/wheels, so only the first install on a machine compiles.
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF}"
-python -m pip install -q -e ".[test,embed,alfworld,mcp,local]"
+python -m pip install -q -e ".[test,embed,alfworld,mcp,local,train]"
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 python -m pytest -q -rs "$@"

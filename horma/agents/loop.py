@@ -98,11 +98,16 @@ def argument_error(spec: ToolSpec, args: dict) -> str | None:
     return None
 
 
+def bash_observation(output: str, exit_code: int) -> str:
+    """What the model reads after a command (training data renders a navigator's commands the same way)."""
+    out = output.rstrip("\n") if output.strip() else "(no output)"
+    return f"{out}\n[exit code {exit_code}]"
+
+
 def _bash_tool(sandbox: Sandbox) -> Tool:
     def run(args: dict) -> ToolOutcome:
         result = sandbox.exec(args["command"])
-        out = result.output.rstrip("\n") if result.output.strip() else "(no output)"
-        return ToolOutcome(f"{out}\n[exit code {result.exit_code}]", exit_code=result.exit_code)
+        return ToolOutcome(bash_observation(result.output, result.exit_code), exit_code=result.exit_code)
 
     return Tool(BASH, run)
 

@@ -111,12 +111,15 @@ def _grep_fallback(sandbox, context: Context, trajectory) -> None:
     _select_all(_pick([(p, n, ln) for _, p, n, ln in scored], context, set()), context, trajectory)
 
 
-def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None = None, cut: int = 0) -> None:
+def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None = None, cut: int = 0,
+             page_chars: int = PAGE_CHARS) -> None:
     """Fill ``context`` with the raw turns ``hsearch`` ranks best, page by page, then ``done``.
 
     ``layers`` names the note layers hsearch may route through (None: its default, all).
     ``cut`` (percent) stops at lines scoring below that share of the best one instead of
     filling the budget: fewer tokens and a higher Jaccard for some recall.
+    ``page_chars`` caps each hsearch page (smaller pages: more calls, shorter
+    observations, e.g. for transcripts that must fit a small model's context).
     """
     seen: set[tuple[str, int]] = set()
     skip = 0
@@ -127,7 +130,7 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
         if context.room < MIN_ROOM:
             break
         # the query reaches hsearch on stdin (a here-string): no command-line limit caps its size
-        cmd = (f"hsearch --refs --budget {context.room} --max-chars {PAGE_CHARS} {route}--skip {skip} -n 0 --stdin "
+        cmd = (f"hsearch --refs --budget {context.room} --max-chars {page_chars} {route}--skip {skip} -n 0 --stdin "
                f"<<< {shlex.quote(context.query)}")
         res = sandbox.exec(cmd)
         trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,

@@ -16,7 +16,7 @@ import posixpath
 import shlex
 import time as _time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from horma.context import Context
 from horma.llm.accounting import Cost, Meter
@@ -24,6 +24,9 @@ from horma.resources import SANDBOX_BIN
 from horma.agents.policies import SandboxedAgent, policy_names
 from horma.sandbox import Sandbox, View
 from horma.workspace import WorkspaceError
+
+if TYPE_CHECKING:
+    from horma.agents.loop import Tool
 
 
 @dataclass
@@ -152,46 +155,62 @@ class LLMRetrieverPolicy:
     llm_driven = True
 
     def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
-        from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
-        from horma.llm import ToolSpec
-        from horma.prompts import render_prompt
+        from horma.agents.loop import RunLimits, run_agent
 
-        box, ctx = sandbox, context
-
-        def select(args: dict[str, Any]) -> ToolOutcome:
-            path = args.get("path")
-            if not isinstance(path, str) or not path.strip():
-                return ToolOutcome("refused: select needs a 'path'")
-            try:
-                rel = resolve_in_sandbox(box, path)
-                start, end = _line(args.get("start")), _line(args.get("end"))
-            except (WorkspaceError, ValueError) as exc:
-                return ToolOutcome(f"refused: {exc}")
-            return ToolOutcome(ctx.select(rel, start, end))
-
-        tools = [
-            Tool(ToolSpec(name="select",
-                          description="Add lines start..end (1-based, inclusive; omit both for the whole file) of a "
-                                      "file to the context. Relative paths are resolved against your current directory.",
-                          parameters={"type": "object",
-                                      "properties": {"path": {"type": "string"},
-                                                     "start": {"type": "integer", "minimum": 1},
-                                                     "end": {"type": "integer", "minimum": 1}},
-                                      "required": ["path"]}),
-                 select),
-            Tool(ToolSpec(name="done", description="Finish: the context is what you selected.",
-                          parameters={"type": "object", "properties": {}, "required": []}),
-                 lambda args: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
-        ]
-        system = render_prompt("retriever", budget=ctx.budget, helpers=sandbox_helpers())
-        task = render_prompt("retriever_task", query=ctx.query, budget=ctx.budget)
-        result = run_agent(retriever.llm, box, role="retriever", system=system, task=task, tools=tools,
+        ctx = context
+        system, task = retriever_prompts(ctx.query, ctx.budget)
+        result = run_agent(retriever.llm, sandbox, role="retriever", system=system, task=task,
+                           tools=retriever_tools(sandbox, ctx),
                            limits=retriever.limits or RunLimits(), trajectory_dir=retriever.workspace.trajectories,
                            allow_unsafe_local=retriever.allow_unsafe_local)
         ctx.steps = result.steps
         ctx.llm_calls = result.llm_calls
         ctx.stop, ctx.faults = result.status, result.faults
         ctx.trace = retriever.workspace.rel(result.trajectory)
+
+
+def retriever_prompts(query: str, budget: int) -> tuple[str, str]:
+    """The LLM retriever's system prompt and task message (training data renders the same ones)."""
+    from horma.prompts import render_prompt
+
+    return (render_prompt("retriever", budget=budget, helpers=sandbox_helpers()),
+            render_prompt("retriever_task", query=query, budget=budget))
+
+
+def retriever_tools(box: Sandbox, ctx: Context) -> list["Tool"]:
+    """The terminal tools ``select`` and ``done`` acting on ``ctx`` (``bash`` comes from the loop).
+
+    One definition for the LLM retriever, the training data's tool schema and
+    the training environment, so a trained model meets the very tools it learned.
+    """
+    from horma.agents.loop import Tool, ToolOutcome
+    from horma.llm import ToolSpec
+
+    def select(args: dict[str, Any]) -> ToolOutcome:
+        path = args.get("path")
+        if not isinstance(path, str) or not path.strip():
+            return ToolOutcome("refused: select needs a 'path'")
+        try:
+            rel = resolve_in_sandbox(box, path)
+            start, end = _line(args.get("start")), _line(args.get("end"))
+        except (WorkspaceError, ValueError) as exc:
+            return ToolOutcome(f"refused: {exc}")
+        return ToolOutcome(ctx.select(rel, start, end))
+
+    return [
+        Tool(ToolSpec(name="select",
+                      description="Add lines start..end (1-based, inclusive; omit both for the whole file) of a "
+                                  "file to the context. Relative paths are resolved against your current directory.",
+                      parameters={"type": "object",
+                                  "properties": {"path": {"type": "string"},
+                                                 "start": {"type": "integer", "minimum": 1},
+                                                 "end": {"type": "integer", "minimum": 1}},
+                                  "required": ["path"]}),
+             select),
+        Tool(ToolSpec(name="done", description="Finish: the context is what you selected.",
+                      parameters={"type": "object", "properties": {}, "required": []}),
+             lambda args: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
+    ]
 
 
 def _line(value: Any) -> int | None:

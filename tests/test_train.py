@@ -165,3 +165,106 @@ def test_hf_spec_names_a_path_and_a_bad_one_is_one_clear_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(LLMError, match="not a checkpoint directory"):
         make_llm(f"hf:{tmp_path / 'empty'}")
+
+
+# --- LLM retriever trajectories as extra SFT episodes -------------------------------------------------------
+
+SEGMENT = "raw/2024-03-04T10-00__tiny-1-session-1"
+
+
+@pytest.fixture(scope="module")
+def with_trajectories(tmp_path_factory) -> tuple[Path, Path, dict, list[dict]]:
+    """A real LLM retriever episode (scripted provider) and an unrelated one, both exported with --trajectories."""
+    import yaml
+    from typer.testing import CliRunner
+
+    import horma
+    from horma.bench.locomo import load_locomo
+    from horma.cli import app
+    from horma.llm import make_llm
+    from horma.train.export import build_workspace
+
+    tmp = tmp_path_factory.mktemp("trajectories")
+    ws = build_workspace(load_locomo(FIXTURE)[0], tmp / "mem", "local")  # the user's own workspace
+    script = tmp / "replies.yaml"
+    script.write_text(yaml.safe_dump([
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "grep -rn Pepper raw"}}]},
+        {"tool_calls": [{"name": "bash", "arguments": {"command": f"cd {SEGMENT}"}}]},
+        {"text": "Pepper is the dog.", "tool_calls": [{"name": "select", "arguments": {"path": "units.log",
+                                                                                        "start": 1, "end": 2}}]},
+        {"tool_calls": [{"name": "done", "arguments": {}}]},
+    ]))
+    with horma.Memory(ws, retriever="llm", sandbox="local", llm=make_llm(f"scripted:{script}"),
+                      allow_unsafe_local=True) as mem:
+        llm_ctx = mem.recall("What is the   name of Ana's dog?", budget=120)  # whitespace differs from the question
+    with horma.Memory(ws, sandbox="local") as mem:
+        mem.recall("Which shoes did Pepper chew?", budget=120)  # a retriever run on no exported question
+    torn = tmp / "torn.jsonl"
+    torn.write_text('{"type": "start", "role": "retriever"\n')
+    llm_trace = ws.root / llm_ctx.trace
+    out = tmp / "export"
+    r = CliRunner().invoke(app, ["train", "export", "--data", str(FIXTURE), "--split", "all", "--budget", "200",
+                                 "--backend", "local", "--out", str(out), "--json",
+                                 "--trajectories", str(ws.trajectories), "--trajectories", str(torn)],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    records = [json.loads(line) for line in (out / "sft.jsonl").read_text().splitlines()]
+    return out, llm_trace, json.loads(r.output.strip().splitlines()[-1]), records
+
+
+def test_an_llm_retriever_trajectory_becomes_an_episode_with_its_own_scores(with_trajectories):
+    out, llm_trace, summary, records = with_trajectories
+    assert [r["source"] for r in records] == ["navigator", f"llm:{llm_trace}", "navigator", "navigator", "navigator"]
+    rec = records[1]
+    assert rec["id"] == records[0]["id"] == "tiny-1/q0"
+    system, task = retriever_prompts("What is the name of Ana's dog?", 120)  # the run's own budget
+    assert rec["messages"][:2] == [{"role": "system", "content": system}, {"role": "user", "content": task}]
+    assert rec["tools"] == records[0]["tools"]
+    calls = [m["tool_calls"][0]["function"] for m in rec["messages"] if m["role"] == "assistant"]
+    assert calls == [{"name": "bash", "arguments": {"command": "grep -rn Pepper raw"}},
+                     {"name": "bash", "arguments": {"command": f"cd {SEGMENT}"}},
+                     {"name": "select", "arguments": {"path": "units.log", "start": 1, "end": 2}},
+                     {"name": "done", "arguments": {}}]
+    results = [m["content"] for m in rec["messages"] if m["role"] == "tool"]
+    assert "adopted a dog" in results[0] and results[0].endswith("[exit code 0]") and results[0].count("[exit code") == 1
+    assert results[1] == "(no output)\n[exit code 0]"
+    assert results[2].startswith(f"selected {SEGMENT}/units.log:1-2 (") and results[3].startswith("done: ")
+    # lines 1-2 cover D1:1 (the evidence) and D1:2 (noise): J = 1/2, and the evidence text is all there
+    assert (rec["jaccard"], rec["recall"]) == (0.5, 1.0)
+    assert summary["trajectories"] == 1 and summary["trajectory_mean_jaccard"] == 0.5
+    assert summary["episodes"] == 4 and summary["tasks"] == 4  # the navigator's part is unchanged
+
+
+def test_trajectories_not_used_are_counted_by_reason_never_dropped(with_trajectories):
+    _, _, summary, _ = with_trajectories
+    reasons = {s["file"].rsplit("/", 1)[-1]: s["reason"] for s in summary["skipped_files"]}
+    assert reasons["torn.jsonl"] == "unparseable"
+    assert [r for f, r in reasons.items() if "__retriever__" in f] == ["unmatched"]  # the shoes question
+    assert {r for f, r in reasons.items() if "__manager__" in f} == {"not_retriever"}
+    assert summary["skipped"] == {"unparseable": 1, "unmatched": 1,
+                                  "not_retriever": sum("__manager__" in f for f in reasons)}
+    assert sum(summary["skipped"].values()) == len(summary["skipped_files"])
+
+
+def test_a_trajectory_whose_selections_do_not_replay_is_reported(with_trajectories, tmp_path):
+    _, llm_trace, _, _ = with_trajectories
+    lines = llm_trace.read_text().splitlines()
+    edited = [line.replace("units.log:1-2 (", "units.log:1-3 (") for line in lines]  # not what these lines cost
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(edited) + "\n")
+    summary = export(FIXTURE, tmp_path / "out", split="all", limit=1, budget=200, backend="local",
+                     trajectories=[forged])
+    assert summary.trajectories == 0 and summary.skipped == {"replay_failed": 1}
+    assert "recorded 'selected" in summary.skipped_files[0]["detail"]
+
+
+def test_a_missing_trajectories_path_is_one_error_line_and_nothing_is_written(tmp_path):
+    from typer.testing import CliRunner
+
+    from horma.cli import app
+
+    r = CliRunner().invoke(app, ["train", "export", "--data", str(FIXTURE), "--split", "all", "--backend", "local",
+                                 "--out", str(tmp_path / "out"), "--trajectories", str(tmp_path / "nope")])
+    assert r.exit_code != 0
+    assert r.output.strip().splitlines() == [f"error: --trajectories: no such file or folder: {tmp_path / 'nope'}"]
+    assert not (tmp_path / "out").exists()

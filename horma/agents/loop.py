@@ -159,13 +159,18 @@ def run_agent(
     limits: RunLimits,
     trajectory_dir: Path,
     allow_unsafe_local: bool = False,
+    meta: dict | None = None,
 ) -> AgentResult:
-    """Let ``llm`` act in ``sandbox`` until a terminal tool finishes the run or a limit stops it."""
+    """Let ``llm`` act in ``sandbox`` until a terminal tool finishes the run or a limit stops it.
+
+    ``meta`` goes into the trajectory's start record (the retriever's query and budget, for training data).
+    """
     require_isolation(sandbox, allow_unsafe_local)
     table = {"bash": _bash_tool(sandbox), **{t.spec.name: t for t in tools}}
     specs = [t.spec for t in table.values()]
     traj = Trajectory(trajectory_dir, role, task, llm=llm.spec, sandbox=sandbox.backend,
-                      view=getattr(sandbox.view, "value", str(sandbox.view)), limits=asdict(limits), system=system)
+                      view=getattr(sandbox.view, "value", str(sandbox.view)), limits=asdict(limits), system=system,
+                      **(meta or {}))
     messages: list[dict] = [{"role": "user", "content": task}]
     steps = calls = in_tok = out_tok = format_errors = 0
     faults = dict.fromkeys(FAULTS, 0)

@@ -162,7 +162,8 @@ class LLMRetrieverPolicy:
         result = run_agent(retriever.llm, sandbox, role="retriever", system=system, task=task,
                            tools=retriever_tools(sandbox, ctx),
                            limits=retriever.limits or RunLimits(), trajectory_dir=retriever.workspace.trajectories,
-                           allow_unsafe_local=retriever.allow_unsafe_local)
+                           allow_unsafe_local=retriever.allow_unsafe_local,
+                           meta={"policy": self.name, "query": ctx.query, "budget": ctx.budget})
         ctx.steps = result.steps
         ctx.llm_calls = result.llm_calls
         ctx.stop, ctx.faults = result.status, result.faults

@@ -28,8 +28,9 @@ def register(app: typer.Typer) -> None:
 def _errors():
     from horma.bench.locomo import DatasetError
     from horma.llm import LLMError
+    from horma.train.trajectories import TrajectoryError
 
-    return user_errors(DatasetError, LLMError, ImportError)
+    return user_errors(DatasetError, LLMError, TrajectoryError, ImportError)
 
 
 def _need_extra() -> None:
@@ -49,6 +50,10 @@ def export_cmd(
     budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
     categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo categories to ask."),
     backend: str = typer.Option("auto", "--backend", help="Sandbox for the navigator: auto, docker, bwrap, local."),
+    trajectories: list[Path] = typer.Option(
+        [], "--trajectories",
+        help="Also export these retriever trajectories (files, or folders such as WS/.horma/trajectories; "
+             "repeatable): each whose query is an exported question becomes one more episode."),
     as_json: bool = _JSON,
 ) -> None:
     """Write OUT/sft.jsonl (navigator episodes as chat transcripts, messages + tools) and OUT/grpo.jsonl (tasks).
@@ -56,10 +61,14 @@ def export_cmd(
     Every conversation becomes a workspace (the manager's path) under OUT/workspaces;
     the zero-LLM navigator answers each question there, rendered in the LLM retriever's
     own system prompt and tools; each episode carries its Jaccard and strict recall.
+    With --trajectories, LLM (or any) retriever runs on the same questions are added,
+    scored by replaying their selections; files not used are counted by reason.
 
     Example: [bold]horma train export --data locomo10.json --split dev --limit 200 --out train/[/]
+    Example: [bold]horma train export --data locomo10.json --out train/ --trajectories WS/.horma/trajectories[/]
     """
     from horma.train.export import export
+    from horma.train.trajectories import trajectory_files
 
     if budget <= 0:
         fail("--budget must be positive")
@@ -67,6 +76,8 @@ def export_cmd(
         cats = frozenset(int(c) for c in categories.split(",") if c.strip())
     except ValueError:
         fail(f"--categories must be a comma list of integers, got {categories!r}")
+    with _errors():
+        trajectory_files(trajectories)  # a missing path: one error line before any progress or output
     with _errors(), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                              TimeElapsedColumn(), console=err_console, transient=as_json) as progress:
         bar = progress.add_task("export", total=None)
@@ -75,13 +86,17 @@ def export_cmd(
             progress.update(bar, description=what, completed=done, total=total)
 
         summary = export(data, out, split=split, limit=limit or None, budget=budget, categories=cats,
-                         backend=backend, on_progress=tick)
+                         backend=backend, trajectories=trajectories, on_progress=tick)
     if as_json:
         typer.echo(json.dumps(summary.as_dict()))
         return
     console.print(f"{summary.episodes} episodes -> {out / 'sft.jsonl'}, {summary.tasks} tasks -> "
                   f"{out / 'grpo.jsonl'} ({summary.no_evidence} without evidence); navigator Jaccard "
                   f"{summary.mean_jaccard}, strict recall {summary.mean_recall}")
+    if trajectories:
+        unused = ", ".join(f"{n} {reason}" for reason, n in sorted(summary.skipped.items())) or "none"
+        console.print(f"{summary.trajectories} trajectory episodes (mean Jaccard {summary.trajectory_mean_jaccard}); "
+                      f"trajectory files not used: {unused}")
 
 
 @train_app.command("sft")

@@ -95,7 +95,7 @@ def build_workspace(conv: Conversation, root: Path, backend: str) -> tuple[Works
     ws = Workspace.init(root / conv.sample_id)
     turns = 0
     t0 = time.perf_counter()
-    with Manager(ws, "heuristic", backend=backend) as manager:
+    with Manager(ws, "heuristic", backend=backend) as manager, manager.one_run():  # as `horma ingest`: one commit
         for s in conv.sessions:
             turns += manager.record(list(s.units), s.slug(conv.sample_id), s.time).archived
     return ws, turns, time.perf_counter() - t0

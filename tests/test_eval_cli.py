@@ -110,7 +110,6 @@ def test_longmemeval_runs_on_its_fixture(tmp_path):
     (["locomo", "--data", str(LOCOMO), "--split", "test", "--retrieval-only"], "no questions"),
     (["locomo", "--data", str(LOCOMO), "--budget", "0", "--retrieval-only"], "--budget must be a positive"),
     (["locomo", "--data", str(LOCOMO), "--method", "magic", "--retrieval-only"], "unknown method 'magic'"),
-    (["locomo", "--data", str(LOCOMO), "--policy", "psychic", "--retrieval-only"], "--policy must be"),
     (["locomo", "--data", str(LOCOMO), "--workers", "0", "--retrieval-only"], "--workers must be at least 1"),
     (["longmemeval", "--data", str(LME), "--types", "gossip", "--retrieval-only"], "unknown question type 'gossip'"),
 ])
@@ -165,3 +164,128 @@ def test_llm_policies_refuse_the_local_sandbox_unless_told(tmp_path, monkeypatch
     assert r.exit_code != 0 and "--unsafe-local" in r.output
     assert not (tmp_path / "work" / "mini-1" / "workspace" / "raw").exists() or not any(
         (tmp_path / "work" / "mini-1" / "workspace" / "raw").iterdir())
+
+
+def trajectory_starts(workspace: Path) -> dict[str, set]:
+    """For each agent role, the model specs its runs' trajectories name (None: no LLM drove the run)."""
+    starts: dict[str, set] = {}
+    for path in (workspace / ".horma" / "trajectories").glob("*.jsonl"):
+        start = json.loads(path.read_text().splitlines()[0])
+        starts.setdefault(start["role"], set()).add(start.get("llm"))
+    return starts
+
+
+def tool_names(request) -> set[str]:
+    return {t["function"]["name"] for t in request.body["tools"]}
+
+
+def test_a_trained_retriever_runs_over_heuristic_notes(tmp_path, monkeypatch):
+    """--retriever llm alone: the model only retrieves; the heuristic manager wrote the notes without it."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    raw = "raw/2023-03-03T10-15__mini-1-session-1/units.log"
+    script = [call("bash", command="grep -rn pottery raw"), call("select", path=raw, start=1, end=1), call("done")]
+    with LoopbackServer("openai", script) as srv:
+        r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", "--retriever", "llm",
+                "--memory-llm", f"openai:ckpt@{srv.base_url}", "--backend", "local", "--unsafe-local",
+                "--retrieval-only", "--budget", "100", "--limit", "1", "--out", str(tmp_path), "--json")
+        assert r.exit_code == 0, r.output
+        requests = list(srv.requests)
+        spec = f"openai:ckpt@{srv.base_url}"
+    # every model request was the retriever's (its tools), for the question; none wrote notes
+    assert len(requests) == 3
+    assert all(tool_names(q) == {"bash", "select", "done"} for q in requests)
+    assert "When did Nora start pottery classes?" in json.dumps(requests[0].body["messages"])
+    ws = tmp_path / "work" / "mini-1" / "workspace"
+    assert trajectory_starts(ws) == {"manager": {None}, "retriever": {spec}}
+    organized = [json.loads(line) for line in (ws / ".horma" / "ingest.log").read_text().splitlines()]
+    assert {rec["policy"] for rec in organized if rec["event"] == "organized"} == {"heuristic"}
+    assert any((ws / "notes").rglob("*.md"))
+    [rec] = map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
+    assert rec["refs"] == ["D1:1"] and rec["llm_calls"] == 3
+    run_info = json.loads(r.stdout)["run"]
+    assert (run_info["manager"], run_info["retriever"], run_info["memory_llm"]) == ("heuristic", "llm", spec)
+    assert "policy" not in run_info
+
+
+def test_an_llm_manager_with_the_heuristic_retriever(tmp_path, monkeypatch):
+    """--manager llm --retriever heuristic: the model writes the notes; recall makes no model call."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    script = [call("done", summary="session 1")] + [call("done", summary="later session")] * 2
+    with LoopbackServer("openai", script) as srv:
+        r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", "--manager", "llm",
+                "--retriever", "heuristic", "--memory-llm", f"openai:writer@{srv.base_url}", "--backend", "local",
+                "--unsafe-local", "--retrieval-only", "--budget", "100", "--limit", "1", "--out", str(tmp_path), "--json")
+        assert r.exit_code == 0, r.output
+        requests = list(srv.requests)
+        spec = f"openai:writer@{srv.base_url}"
+    assert len(requests) == 3 and all(tool_names(q) == {"bash", "done"} for q in requests)
+    assert trajectory_starts(tmp_path / "work" / "mini-1" / "workspace") == {"manager": {spec}, "retriever": {None}}
+    [rec] = map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
+    assert rec["llm_calls"] == 0
+    assert json.loads(r.stdout)["run"]["manager"] == "llm" and json.loads(r.stdout)["run"]["retriever"] == "heuristic"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--policy", "psychic"], "--policy must be heuristic or llm, got 'psychic'"),
+    (["--manager", "psychic"], "unknown --manager 'psychic'; choose one of heuristic, llm"),
+    (["--retriever", "smart"], "unknown --retriever 'smart'; choose one of heuristic, llm"),
+    (["--policy", "llm", "--retriever", "heuristic"], "--policy llm sets the retriever too, so it conflicts with --retriever heuristic"),
+    (["--policy", "heuristic", "--manager", "llm"], "--policy heuristic sets the manager too, so it conflicts with --manager llm"),
+    (["--method", "bm25", "--retriever", "llm"], "method bm25 has no retriever policy, so the llm retriever does not apply"),
+    (["--method", "window", "--policy", "llm"], "method window has no manager policy"),
+])
+def test_bad_policy_choices_are_one_usage_error(tmp_path, args, message):
+    r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--retrieval-only", "--backend", "local",
+            *args, "--out", str(tmp_path / "out"))
+    assert r.exit_code == 2
+    [line] = r.output.strip().splitlines()
+    assert line.startswith("error: ") and message in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_policy_shorthand_agrees_with_the_roles_it_sets(tmp_path, monkeypatch):
+    """--policy P with --manager P / --retriever P is no conflict; the run records both roles."""
+    r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", "--policy", "heuristic",
+            "--retriever", "heuristic", "--backend", "local", "--retrieval-only", "--limit", "1",
+            "--out", str(tmp_path), "--json")
+    assert r.exit_code == 0, r.output
+    run_info = json.loads(r.stdout)["run"]
+    assert (run_info["manager"], run_info["retriever"], run_info["memory_llm"]) == ("heuristic", "heuristic", None)
+
+
+@pytest.mark.parametrize("role", ["manager", "retriever"])
+def test_a_missing_memory_model_names_the_policy_that_needs_it(tmp_path, role):
+    r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", f"--{role}", "llm",
+            "--backend", "local", "--unsafe-local", "--retrieval-only", "--out", str(tmp_path / "out"))
+    assert r.exit_code == 1
+    [line] = r.output.strip().splitlines()
+    assert line.startswith(f"error: the llm {role} needs a model (--memory-llm SPEC): ") and "API key" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_run_started_with_one_policy_resumes_as_both_roles(tmp_path):
+    """run.json from before --manager/--retriever ("policy": P) still resumes under --policy P."""
+    args = ("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "bm25", "--retrieval-only",
+            "--limit", "2", "--out", str(tmp_path))
+    assert run(*args).exit_code == 0
+    info = json.loads((tmp_path / "run.json").read_text())
+    info["policy"] = info.pop("manager")
+    del info["retriever"]
+    (tmp_path / "run.json").write_text(json.dumps(info))
+    r = run(*args)
+    assert r.exit_code == 0, r.output
+    assert "0 run now, 2 resumed" in r.output
+    r = run(*args[:-2], "--limit", "3", "--out", str(tmp_path))
+    assert "1 run now, 2 resumed" in r.output
+
+
+def test_plot_labels_name_the_policies_of_a_run():
+    from horma.bench.plots import label
+
+    def run_of(**policies):
+        return {"run": {"method": "horma", "budget": 100, **policies}}
+
+    assert label(run_of(manager="heuristic", retriever="heuristic")) == "horma @100"
+    assert label(run_of(manager="llm", retriever="llm")) == "horma (llm) @100"
+    assert label(run_of(manager="heuristic", retriever="llm")) == "horma (heuristic manager, llm retriever) @100"
+    assert label(run_of(policy="llm")) == "horma (llm) @100"  # a summary written before the roles were apart

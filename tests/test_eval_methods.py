@@ -126,7 +126,7 @@ def test_note_chunks_split_paragraphs_and_long_ones_by_lines():
 
 def test_llm_policy_without_a_model_is_refused(tmp_path):
     with pytest.raises(MethodError, match="needs a model"):
-        make_method("horma", tmp_path, MethodOptions(policy="llm"))
+        make_method("horma", tmp_path, MethodOptions(retriever="llm"))
 
 
 class Echo(MemoryMethod):

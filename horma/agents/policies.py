@@ -108,7 +108,7 @@ def policy_class(role: str, name: str, label: str | None = None) -> type:
 
 
 def shared_policy_llm_driven(name: str) -> bool:
-    """For one name that picks both the manager's and the retriever's policy (``--policy``, ``MethodOptions``):
+    """For one name that picks both the manager's and the retriever's policy (``--policy``):
     whether an LLM drives either; PolicyError listing the choices when not both registries know it."""
     if name not in shared_policy_names():
         raise PolicyError(f"unknown policy {name!r}; choose one of {', '.join(shared_policy_names())}")

@@ -66,20 +66,26 @@ class Retrieved:
 class MethodOptions:
     """Settings a method may use; plain values so they travel to worker processes.
 
-    ``policy`` picks horma's manager and retriever policies by their registered
-    name (``heuristic`` or ``llm``; see ``horma.agents.policies``); ``llm`` is
-    the model spec those policies use, built with the settings (keys,
+    ``manager`` and ``retriever`` pick horma's policy for each role by its
+    registered name (``heuristic`` or ``llm``; see ``horma.agents.policies``),
+    so a trained retriever can be measured over heuristic notes; ``llm`` is
+    the model spec the LLM-driven ones use, built with the settings (keys,
     timeouts) of the config file ``config`` (None: the default config lookup).
     ``extra`` carries options of a user's own method.
     """
 
-    policy: str = "heuristic"
+    manager: str = "heuristic"
+    retriever: str = "heuristic"
     llm: str | None = None
     sandbox: str = "auto"
     allow_unsafe_local: bool = False
     domain: str | None = None
     config: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def policies(self) -> dict[str, str]:
+        """The chosen policy name of each role."""
+        return {"manager": self.manager, "retriever": self.retriever}
 
 
 class MemoryMethod:
@@ -91,10 +97,34 @@ class MemoryMethod:
     """
 
     name: ClassVar[str] = ""
+    # the roles whose policy (MethodOptions.manager / .retriever) this method runs
+    policy_roles: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         self.workdir = Path(workdir)
         self.options = options or MethodOptions()
+
+    @classmethod
+    def llm_roles(cls, options: MethodOptions) -> list[str]:
+        """The roles whose chosen policy an LLM drives: the method needs ``options.llm`` for them.
+
+        An unknown policy name, or a non-heuristic policy for a role this
+        method does not run, is a MethodError rather than silently ignored.
+        """
+        from horma.agents.policies import PolicyError, policy_class
+
+        roles = []
+        for role, name in options.policies().items():
+            try:
+                llm_driven = policy_class(role, name).llm_driven
+            except PolicyError as exc:
+                raise MethodError(str(exc)) from None
+            if role not in cls.policy_roles:
+                if name != "heuristic":
+                    raise MethodError(f"method {cls.name} has no {role} policy, so the {name} {role} does not apply")
+            elif llm_driven:
+                roles.append(role)
+        return roles
 
     @classmethod
     def check(cls) -> None:
@@ -302,20 +332,19 @@ class Hybrid(FlatMethod):
 class WorkspaceMethod(MemoryMethod):
     """A :class:`horma.Memory` in ``workdir/workspace``, fed through its manager."""
 
+    policy_roles = ("manager", "retriever")
+
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         super().__init__(workdir, options)
-        from horma.agents.policies import PolicyError, shared_policy_llm_driven
         from horma.memory import Memory
 
         o = self.options
-        try:
-            llm_driven = shared_policy_llm_driven(o.policy)
-        except PolicyError as exc:
-            raise MethodError(str(exc)) from None
-        if llm_driven and not o.llm:
-            raise MethodError(f"method {self.name} with the {o.policy} policy needs a model (--llm SPEC)")
+        llm_roles = self.llm_roles(o)
+        if llm_roles and not o.llm:
+            raise MethodError(f"method {self.name} with the {o.policies()[llm_roles[0]]} {llm_roles[0]} "
+                              "needs a model (--memory-llm SPEC)")
         llm = limits = None
-        if llm_driven:
+        if llm_roles:
             from horma.agents.loop import RunLimits
             from horma.config import load_config
 
@@ -325,7 +354,7 @@ class WorkspaceMethod(MemoryMethod):
             limits = RunLimits(**{k: cfg.get(f"agent.{k}") for k in
                                   ("max_steps", "max_format_errors", "max_input_tokens", "max_seconds")})
         self._ingest: ExitStack | None = None
-        self.memory = Memory(self.workdir / "workspace", manager=o.policy, retriever=o.policy,
+        self.memory = Memory(self.workdir / "workspace", manager=o.manager, retriever=o.retriever,
                              sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local,
                              limits=limits)
 
@@ -372,6 +401,7 @@ class DenseNotes(WorkspaceMethod):
     """Embedding retrieval over note paragraphs: the manager's structure, without navigation."""
 
     name = "dense-notes"
+    policy_roles = ("manager",)  # retrieval is by embeddings: no retriever policy runs
     MAX_CHUNK_TOKENS = 200
 
     @classmethod

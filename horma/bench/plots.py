@@ -48,8 +48,12 @@ def sibling_summaries(out: Path) -> list[dict[str, Any]]:
 def label(summary: dict[str, Any]) -> str:
     run = summary["run"]
     name = run.get("method", "?")
-    if run.get("policy") == "llm":
-        name += " (llm)"
+    # "policy": a summary from before manager and retriever were chosen apart
+    chosen = {role: run.get(role, run.get("policy", "heuristic")) for role in ("manager", "retriever")}
+    if len(set(chosen.values())) > 1:
+        name += " (" + ", ".join(f"{policy} {role}" for role, policy in chosen.items()) + ")"
+    elif chosen["manager"] != "heuristic":
+        name += f" ({chosen['manager']})"
     return f"{name} @{run['budget']}" if run.get("budget") else name
 
 

@@ -86,7 +86,7 @@ class RunSettings:
         return {"method": self.method, "budget": self.budget, "retrieval_only": self.retrieval_only,
                 "llm": None if self.retrieval_only else self.llm,
                 "judge": None if self.retrieval_only else self.judge,
-                "policy": self.options.policy, "memory_llm": self.options.llm, "max_steps": self.max_steps}
+                **self.options.policies(), "memory_llm": self.options.llm, "max_steps": self.max_steps}
 
 
 @dataclass
@@ -148,6 +148,10 @@ def _check_run_info(out: Path, info: dict) -> None:
     path = out / RUN_INFO
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
+        if "policy" in old:  # a run started when one --policy named both roles resumes as both
+            shared = old.pop("policy")
+            old.setdefault("manager", shared)
+            old.setdefault("retriever", shared)
         for key, value in info.items():
             if old.get(key) != value:
                 raise RunError(

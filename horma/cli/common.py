@@ -85,4 +85,4 @@ def policy_llm_driven(policy: str) -> bool:
     except PolicyError:
         names = shared_policy_names()
         choices = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else ", ".join(names)
-        fail(f"--policy must be {choices}, got {policy!r}")
+        fail(f"--policy must be {choices}, got {policy!r}", 2)

@@ -20,6 +20,8 @@ from rich.table import Table
 
 from horma.cli.common import console, shown, err_console, fail, policy_llm_driven, user_errors
 
+USAGE = 2  # exit code of a bad option value or combination, as typer's own usage errors
+
 eval_app = typer.Typer(
     name="eval",
     help="Run a benchmark with a memory method: LoCoMo, LongMemEval, ALFWorld.",
@@ -41,8 +43,10 @@ _LIMIT = typer.Option(None, "--limit", "-n", help="Run only the first K instance
 _WORKERS = typer.Option(1, "--workers", "-w", help="Parallel worker processes (one task each at a time).")
 _OUT = typer.Option(None, "--out", "-o", help="Run folder (default runs/<bench>-<method>-<budget>); re-run to resume.")
 _RETRIEVAL_ONLY = typer.Option(False, "--retrieval-only", help="Measure retrieval only (evidence recall, Jaccard, tokens): no model needed.")
-_POLICY = typer.Option("heuristic", "--policy", help="horma / dense-notes manager and retriever policy: heuristic or llm.")
-_MEMORY_LLM = typer.Option(None, "--memory-llm", help="Model spec for llm policies (default: --llm, else the config's models.retriever).")
+_MANAGER = typer.Option(None, "--manager", help="horma / dense-notes note-writing policy: heuristic (default) or llm.")
+_RETRIEVER = typer.Option(None, "--retriever", help="horma recall policy: heuristic (default) or llm (e.g. a trained checkpoint: --memory-llm hf:CKPT).")
+_POLICY = typer.Option(None, "--policy", help="Shorthand for --manager P --retriever P: one policy for both roles.")
+_MEMORY_LLM = typer.Option(None, "--memory-llm", help="Model spec for the llm manager / retriever (default: --llm, else the config's models.retriever).")
 _BACKEND = typer.Option(None, "--backend", help="Sandbox for horma: auto, docker, bwrap or local (default: the config's).")
 _UNSAFE = typer.Option(False, "--unsafe-local", help="Let llm policies run in the local sandbox (no isolation).")
 _CONFIG = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or ~/.config/horma/config.yaml).")
@@ -63,9 +67,31 @@ def _names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+def _policies(policy: str | None, manager: str | None, retriever: str | None) -> dict[str, str]:
+    """The manager's and the retriever's policy, each its own option, so a trained retriever can
+    run over heuristic notes; ``--policy`` stays the shorthand for both."""
+    from horma.agents.policies import PolicyError, policy_class
+
+    chosen = {"manager": manager, "retriever": retriever}
+    if policy is not None:
+        policy_llm_driven(policy)  # a name both registries know, or one line listing them
+        for role, name in chosen.items():
+            if name is not None and name != policy:
+                fail(f"--policy {policy} sets the {role} too, so it conflicts with --{role} {name}; "
+                     "give --policy alone, or --manager and --retriever", USAGE)
+    chosen = {role: name or policy or "heuristic" for role, name in chosen.items()}
+    for role, name in chosen.items():
+        try:
+            policy_class(role, name, label=f"--{role}")
+        except PolicyError as exc:
+            fail(str(exc), USAGE)
+    return chosen
+
+
 def _settings(bench: str, method: str, budget: int | None, default_budget: int, llm: str | None,
-              judge: str | None, out: Path | None, retrieval_only: bool, policy: str, memory_llm: str | None,
-              backend: str | None, unsafe_local: bool, config: Path | None, domain: str, **extra: Any):
+              judge: str | None, out: Path | None, retrieval_only: bool, policies: dict[str, str],
+              memory_llm: str | None, backend: str | None, unsafe_local: bool, config: Path | None, domain: str,
+              **extra: Any):
     """Validate the common options and build the run settings; fails with one line on bad input."""
     from horma.bench.methods import MethodError, MethodOptions, method_class
     from horma.bench.runner import RunSettings
@@ -75,15 +101,18 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
     if budget is not None and budget <= 0:
         fail(f"--budget must be a positive number of tokens, got {budget}")
     budget = default_budget if budget is None else budget
-    llm_policy = policy_llm_driven(policy)
     try:
         cls = method_class(method)
         cls.check()
         cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None})
     except (MethodError, ConfigError) as exc:
         fail(str(exc))
-    mem_spec = memory_llm or llm or (cfg.model("retriever") if llm_policy else None)
-    options = MethodOptions(policy=policy, llm=mem_spec if llm_policy else None,
+    try:
+        llm_roles = cls.llm_roles(MethodOptions(**policies))
+    except MethodError as exc:
+        fail(str(exc), USAGE)
+    mem_spec = (memory_llm or llm or cfg.model("retriever")) if llm_roles else None
+    options = MethodOptions(**policies, llm=mem_spec,
                             sandbox=cfg.get("sandbox.backend"), allow_unsafe_local=bool(cfg.get("sandbox.unsafe_local")),
                             domain=domain, config=str(config) if config else None)
     default_out = Path("runs") / f"{bench}-{method.replace(':', '_').replace('/', '_')}-{budget}"
@@ -93,12 +122,16 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
                            llm=llm or (None if retrieval_only else cfg.model("primary")),
                            judge=judge, options=options, config=str(config) if config else None, **extra)
     try:
+        if llm_roles:
+            settings.make_llm("retriever", mem_spec)
+    except (LLMError, ConfigError) as exc:
+        needs = " and ".join(f"the {policies[role]} {role}" for role in llm_roles)
+        fail(f"{needs} needs a model (--memory-llm SPEC): {exc}")
+    try:
         if not retrieval_only:
             settings.make_llm("primary", settings.llm)
             if judge:
                 settings.make_llm("judge", judge)
-        if llm_policy and cls.name in ("horma", "dense-notes"):
-            settings.make_llm("retriever", mem_spec)
     except (LLMError, ConfigError) as exc:
         hint = "; pass --retrieval-only to measure retrieval without a model" if not retrieval_only else ""
         fail(f"{exc}{hint}")
@@ -192,7 +225,8 @@ def locomo(
     categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial."),
     method: str = _METHOD, budget: int | None = _BUDGET, llm: str | None = _LLM, judge: str | None = _JUDGE,
     limit: int | None = _LIMIT, workers: int = _WORKERS, out: Path | None = _OUT,
-    retrieval_only: bool = _RETRIEVAL_ONLY, policy: str = _POLICY, memory_llm: str | None = _MEMORY_LLM,
+    retrieval_only: bool = _RETRIEVAL_ONLY, manager: str | None = _MANAGER, retriever: str | None = _RETRIEVER,
+    policy: str | None = _POLICY, memory_llm: str | None = _MEMORY_LLM,
     backend: str | None = _BACKEND, unsafe_local: bool = _UNSAFE, config: Path | None = _CONFIG,
     json_out: bool = _JSON,
 ) -> None:
@@ -203,6 +237,7 @@ def locomo(
     from horma.bench.locomo import DatasetError
     from horma.bench.qa import locomo_tasks
 
+    policies = _policies(policy, manager, retriever)
     cats = _ints(categories, "categories")
     bad = [c for c in cats if c not in (1, 2, 3, 4, 5)]
     if bad:
@@ -211,7 +246,7 @@ def locomo(
         tasks = locomo_tasks(str(data), split, cats)
     if not tasks:
         fail(f"{data}: no questions of categories {categories} in the {split} split")
-    settings = _settings("locomo", method, budget, 10_000, llm, judge, out, retrieval_only, policy, memory_llm,
+    settings = _settings("locomo", method, budget, 10_000, llm, judge, out, retrieval_only, policies, memory_llm,
                          backend, unsafe_local, config, "locomo")
     identity = {"bench": "locomo", "data": str(Path(data).resolve()), "split": split, "categories": cats}
     _execute("locomo", tasks, settings, identity, workers, limit, json_out, qa_columns)
@@ -223,7 +258,8 @@ def longmemeval(
     types: str = typer.Option("", "--types", help="Comma-separated question types (default: all but multi-session)."),
     method: str = _METHOD, budget: int | None = _BUDGET, llm: str | None = _LLM, judge: str | None = _JUDGE,
     limit: int | None = _LIMIT, workers: int = _WORKERS, out: Path | None = _OUT,
-    retrieval_only: bool = _RETRIEVAL_ONLY, policy: str = _POLICY, memory_llm: str | None = _MEMORY_LLM,
+    retrieval_only: bool = _RETRIEVAL_ONLY, manager: str | None = _MANAGER, retriever: str | None = _RETRIEVER,
+    policy: str | None = _POLICY, memory_llm: str | None = _MEMORY_LLM,
     backend: str | None = _BACKEND, unsafe_local: bool = _UNSAFE, config: Path | None = _CONFIG,
     json_out: bool = _JSON,
 ) -> None:
@@ -233,12 +269,13 @@ def longmemeval(
     """
     from horma.bench.longmemeval import DEFAULT_BUDGET, DEFAULT_TYPES, LongMemEvalError, load_longmemeval
 
+    policies = _policies(policy, manager, retriever)
     chosen = _names(types) or list(DEFAULT_TYPES)
     with user_errors(LongMemEvalError):
         tasks = load_longmemeval(data, chosen)
     if not tasks:
         fail(f"{data}: no questions of types {', '.join(chosen)}")
-    settings = _settings("longmemeval", method, budget, DEFAULT_BUDGET, llm, judge, out, retrieval_only, policy,
+    settings = _settings("longmemeval", method, budget, DEFAULT_BUDGET, llm, judge, out, retrieval_only, policies,
                          memory_llm, backend, unsafe_local, config, "longmemeval")
     identity = {"bench": "longmemeval", "data": str(Path(data).resolve()), "types": sorted(chosen)}
     _execute("longmemeval", tasks, settings, identity, workers, limit, json_out, qa_columns)
@@ -252,7 +289,8 @@ def alfworld(
     max_steps: int = typer.Option(50, "--max-steps", help="Horizon per episode."),
     method: str = _METHOD, budget: int | None = _BUDGET, llm: str | None = _LLM,
     limit: int | None = _LIMIT, workers: int = _WORKERS, out: Path | None = _OUT,
-    policy: str = _POLICY, memory_llm: str | None = _MEMORY_LLM,
+    manager: str | None = _MANAGER, retriever: str | None = _RETRIEVER, policy: str | None = _POLICY,
+    memory_llm: str | None = _MEMORY_LLM,
     backend: str | None = _BACKEND, unsafe_local: bool = _UNSAFE, config: Path | None = _CONFIG,
     json_out: bool = _JSON,
 ) -> None:
@@ -262,12 +300,13 @@ def alfworld(
     """
     from horma.bench.alfworld import DEFAULT_BUDGET, AlfworldError, alfworld_tasks, check_installed
 
+    policies = _policies(policy, manager, retriever)
     if max_steps < 1:
         fail(f"--max-steps must be at least 1, got {max_steps}")
     with user_errors(AlfworldError):
         check_installed()
         tasks = alfworld_tasks(str(games), split, agent)
-    settings = _settings("alfworld", method, budget, DEFAULT_BUDGET, llm, None, out, agent == "expert", policy,
+    settings = _settings("alfworld", method, budget, DEFAULT_BUDGET, llm, None, out, agent == "expert", policies,
                          memory_llm, backend, unsafe_local, config, "alfworld", max_steps=max_steps)
     identity = {"bench": "alfworld", "games": str(Path(games).resolve()), "split": split, "agent": agent}
     _execute("alfworld", tasks, settings, identity, workers, limit, json_out, agent_columns)

@@ -219,7 +219,7 @@ def refine_cmd(
         arena = QAArena(
             domain, qa_tasks, cfg.llm("primary", llm),
             judge=cfg.llm("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
-            options=MethodOptions(policy=policy, llm=memory_llm, sandbox=backend,
+            options=MethodOptions(manager=policy, retriever=policy, llm=memory_llm, sandbox=backend,
                                   allow_unsafe_local=allow_unsafe_local, domain=domain),
             limit=limit,
         )

@@ -109,6 +109,49 @@ def test_sft_rendering_is_the_text_protocol_the_hf_provider_reads(exported):
     assert chat[3]["content"].startswith("[bash result]\n")
 
 
+def test_sft_trains_on_the_replies_only_tokenized_as_the_hf_provider_reads_them(exported):
+    pytest.importorskip("transformers", reason="the train extra is not installed")
+    from horma.llm.hf import HFLLM, load
+    from horma.train.sft import load_sft, tokenize_chat
+
+    _, tokenizer = load_tokenizer = load("smollm2")
+    chat = load_sft(exported / "sft.jsonl")[0]["messages"]
+    example = tokenize_chat(chat, tokenizer)
+    ids, mask = example["input_ids"], example["assistant_masks"]
+    # the inference path: the provider tokenizes each prompt's new text; the model's reply tokens follow
+    reader = HFLLM("smollm2", loaded=load_tokenizer)
+    replies = []
+    for i, message in enumerate(chat):
+        if message["role"] == "assistant":
+            reader._extend(tokenizer.apply_chat_template(chat[:i], tokenize=False, add_generation_prompt=True))
+            reply = tokenizer(message["content"] + tokenizer.eos_token, add_special_tokens=False).input_ids
+            reader.transcript.ids += reply
+            reader.transcript.generated += [True] * len(reply)
+            reader.transcript.text += message["content"] + tokenizer.eos_token
+            replies.append(message["content"])
+    assert ids == reader.transcript.ids and mask == [int(g) for g in reader.transcript.generated]
+    runs, run = [], []
+    for token, trained in zip(ids + [None], mask + [0]):
+        if trained:
+            run.append(token)
+        elif run:
+            runs.append(tokenizer.decode(run)); run = []
+    assert runs == [r + "<|im_end|>" for r in replies] and len(replies) >= 3
+    assert sum(mask) < len(mask) / 3  # the system prompt and the observations carry no loss
+    cut = tokenize_chat(chat, tokenizer, max_length=len(ids) - 1)
+    assert cut["input_ids"] == ids[:-1] and cut["assistant_masks"] == mask[:-1]
+
+
+def test_sft_refuses_a_max_length_that_holds_no_reply(exported, tmp_path):
+    pytest.importorskip("trl", reason="the train extra is not installed")
+    from horma.train.sft import train_sft
+    from horma.workspace import WorkspaceError
+
+    with pytest.raises(WorkspaceError, match="transcript 1 has no reply within its first 64 tokens"):
+        train_sft(exported / "sft.jsonl", tmp_path / "ckpt", steps=1, max_length=64, echo=None)
+    assert not (tmp_path / "ckpt" / "model.safetensors").exists()
+
+
 # --- SFT, GRPO and the checkpoint as a retriever -----------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -117,7 +160,7 @@ def sft_checkpoint(exported, tmp_path_factory) -> tuple[Path, list[dict]]:
     from horma.train.sft import train_sft
 
     out = tmp_path_factory.mktemp("ckpt-sft")
-    log = train_sft(exported / "sft.jsonl", out, steps=1, max_length=192, echo=None)
+    log = train_sft(exported / "sft.jsonl", out, steps=1, max_length=1024, echo=None)
     return out, log
 
 

@@ -106,8 +106,10 @@ def sft_cmd(
     model: str = _MODEL,
     steps: int = typer.Option(20, "--steps", help="Optimizer steps."),
     lora: bool = _LORA,
-    learning_rate: float = typer.Option(5e-5, "--lr", help="Learning rate."),
-    max_length: int = typer.Option(1280, "--max-length", help="Tokens per transcript; longer ones are cut at the end."),
+    learning_rate: float = typer.Option(1e-4, "--lr", help="Learning rate."),
+    max_length: int = typer.Option(4096, "--max-length",
+                                   help="Tokens per transcript; longer ones are cut at the end. The loss is on the "
+                                        "model's replies only."),
     as_json: bool = _JSON,
 ) -> None:
     """Supervised warm start on navigator transcripts (TRL SFTTrainer); loss per step in OUT/train_log.jsonl.

@@ -34,7 +34,7 @@ def train_grpo(tasks_path: str | Path, out: str | Path, *, model: str = "smollm2
 
     from horma.llm.hf import HFLLM, load
     from horma.train.log import StepLog
-    from horma.train.sft import _cuda, lora_config, save_checkpoint
+    from horma.train.sft import _bf16, _cuda, lora_config, save_checkpoint
 
     tasks = {t.id: t for t in load_tasks(tasks_path)}
     out = Path(out)
@@ -79,7 +79,7 @@ def train_grpo(tasks_path: str | Path, out: str | Path, *, model: str = "smollm2
                                 per_device_train_batch_size=num_generations * prompts_per_step,
                                 num_generations=num_generations, max_completion_length=max_new_tokens,
                                 temperature=temperature, beta=0.0, mask_truncated_completions=False,
-                                logging_steps=1, save_strategy="no", report_to=[], use_cpu=not _cuda(), bf16=_cuda(),
+                                logging_steps=1, save_strategy="no", report_to=[], use_cpu=not _cuda(), bf16=_bf16(),
                                 fp16=False, dataloader_num_workers=0, seed=0, disable_tqdm=echo is None)
             trainer = GRPOTrainer(model=base, reward_funcs=[episode_reward], args=config, train_dataset=dataset,
                                   processing_class=tokenizer, rollout_func=rollout,

@@ -173,8 +173,7 @@ class OpenAILLM:
         return reply
 
     def _text(self, system: str, messages: list[dict], tools: list[ToolSpec]) -> Reply:
-        prompt = system + "\n" + text_protocol.instructions(tools)
-        reply, _ = self._request(to_wire(prompt, text_protocol.to_text_messages(messages)), None)
+        reply, _ = self._request(text_protocol.chat(system, messages, tools), None)
         reply.tool_calls = [text_protocol.parse_action(reply.text, tools, f"text-{self._calls}")]
         return reply
 

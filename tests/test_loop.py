@@ -227,7 +227,7 @@ def test_loop_refuses_local_sandbox_without_the_unsafe_flag(ws):
 
 
 def _bash_forever(n: int) -> list[dict]:
-    return [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo step"}}]}] * n
+    return [{"tool_calls": [{"name": "bash", "arguments": {"command": f"echo step {i}"}}]} for i in range(n)]
 
 
 def test_step_token_and_time_limits(ws):
@@ -237,6 +237,23 @@ def test_step_token_and_time_limits(ws):
     assert (r.status, r.llm_calls) == ("token_limit", 1)
     r = run(ScriptedLLM(_bash_forever(10)), ws, [], limits=RunLimits(max_steps=10, max_seconds=0.0))
     assert (r.status, r.llm_calls) == ("time_limit", 0)
+
+
+def test_the_same_action_with_the_same_result_ends_the_run_as_stalled(ws):
+    ctx = Context("q", 500, ws)
+    select = {"tool_calls": [{"name": "select", "arguments": {"path": ws.seg, "start": 1, "end": 1}}]}
+    r = run(ScriptedLLM([select] * 10), ws, retriever_tools(ctx), limits=RunLimits(max_steps=10, max_repeats=3))
+    # the first select adds the line; the next three are each "already in context"
+    assert (r.status, r.steps, r.llm_calls) == ("stalled", 4, 4)
+    assert "the same select action gave the same result 3 times in a row" in r.error
+    assert read_trajectory(r.trajectory)[-1]["status"] == "stalled" and len(ctx.refs) == 1
+    # the same command with a new result is progress, not a stall; a format error in between resets the count
+    r = run(ScriptedLLM([{"tool_calls": [{"name": "bash", "arguments": {"command": "date +%N"}}]}] * 4), ws, [],
+            limits=RunLimits(max_steps=4, max_repeats=2))
+    assert (r.status, r.steps) == ("max_steps", 4)
+    r = run(ScriptedLLM([select, select, "no action", select, select]), ws, retriever_tools(Context("q", 500, ws)),
+            limits=RunLimits(max_steps=5, max_repeats=3))
+    assert (r.status, r.steps) == ("max_steps", 5)
 
 
 def test_several_calls_in_one_reply_and_a_reply_without_calls(ws):

@@ -5,8 +5,9 @@ in the sandbox, in the view the caller opened it with) plus the caller's own
 tools, of which the terminal ones (``select``/``done``, ``done``) return
 ``finished=True``. Every action is one trajectory step. Bad calls (unknown
 tool, malformed or missing arguments, a reply with no call) go back to the
-model as error observations; enough of them in a row end the run, as do the
-step, input-token and wall-time limits, with a status saying which. A model
+model as error observations; enough of them in a row end the run, as does
+the same action giving the same result again and again (``stalled``), and
+the step, input-token and wall-time limits, with a status saying which. A model
 error (the server unreachable after retries, or the conversation overflowing
 the model's context) ends the run too. Whatever the model emits, the run
 ends with a status and its ``faults`` counted by kind (:data:`FAULTS`), in
@@ -66,11 +67,19 @@ class RunLimits:
     max_input_tokens: int | None = None
     max_seconds: float | None = None
     max_format_errors: int = 3
+    # the same action with the same result this many times in a row: the model is stuck, and every
+    # further step only spends tokens (small models loop on a select that is already in the context)
+    max_repeats: int = 3
+
+    @classmethod
+    def from_config(cls, cfg) -> "RunLimits":
+        """The ``agent.*`` settings of a :class:`horma.config.Config`."""
+        return cls(**{name: cfg.get(f"agent.{name}") for name in cls.__dataclass_fields__})
 
 
 @dataclass
 class AgentResult:
-    status: str  # done | max_steps | format_errors | token_limit | time_limit | llm_error | context_overflow
+    status: str  # done | max_steps | format_errors | stalled | token_limit | time_limit | llm_error | context_overflow
     steps: int
     llm_calls: int
     input_tokens: int
@@ -172,7 +181,8 @@ def run_agent(
                       view=getattr(sandbox.view, "value", str(sandbox.view)), limits=asdict(limits), system=system,
                       **(meta or {}))
     messages: list[dict] = [{"role": "user", "content": task}]
-    steps = calls = in_tok = out_tok = format_errors = 0
+    steps = calls = in_tok = out_tok = format_errors = repeats = 0
+    last: tuple | None = None
     faults = dict.fromkeys(FAULTS, 0)
     status: str | None = None
     final: dict | None = None
@@ -225,6 +235,13 @@ def run_agent(
                 if format_errors >= limits.max_format_errors:
                     status = "format_errors"
                     error = f"{format_errors} consecutive format errors; last: {observation}"
+                    break
+                seen = None if bad else (action, repr(sorted(call.arguments.items())), observation)
+                repeats = repeats + 1 if seen is not None and seen == last else 1
+                last = seen
+                if seen is not None and repeats >= limits.max_repeats:
+                    status = "stalled"
+                    error = f"the same {action} action gave the same result {repeats} times in a row"
                     break
                 if steps >= limits.max_steps:
                     break

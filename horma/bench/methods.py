@@ -351,8 +351,7 @@ class WorkspaceMethod(MemoryMethod):
             cfg = load_config(o.config)
             llm = cfg.llm("retriever", o.llm)
             # the config's agent limits, as `horma ingest` and `horma recall` use them
-            limits = RunLimits(**{k: cfg.get(f"agent.{k}") for k in
-                                  ("max_steps", "max_format_errors", "max_input_tokens", "max_seconds")})
+            limits = RunLimits.from_config(cfg)
         self._ingest: ExitStack | None = None
         self.memory = Memory(self.workdir / "workspace", manager=o.manager, retriever=o.retriever,
                              sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local,

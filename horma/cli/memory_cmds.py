@@ -82,8 +82,7 @@ class Setup:
 
     @property
     def limits(self) -> RunLimits:
-        return RunLimits(**{k: self.config.get(f"agent.{k}") for k in
-                            ("max_steps", "max_format_errors", "max_input_tokens", "max_seconds")})
+        return RunLimits.from_config(self.config)
 
     def llm(self, role: str, spec: str | None):
         """The model for a role: ``--llm`` or the config's ``models.<role>``; LLMError when unusable."""

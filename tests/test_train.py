@@ -201,6 +201,25 @@ def test_a_tiny_grpo_step_logs_the_episodes_mean_reward_and_loads_through_hf(exp
     assert llm.stats.calls == 1
 
 
+@pytest.mark.timeout(600)
+def test_a_checkpoint_is_the_retriever_of_horma_recall(exported, sft_checkpoint, monkeypatch):
+    from horma.agents.trajectory import read_trajectory
+    from tests.wsstate import cli
+
+    monkeypatch.setenv("HORMA_AGENT_MAX_STEPS", "2")  # two actions of eight tokens: the path, not the skill
+    monkeypatch.setenv("HORMA_LLM_MAX_TOKENS", "8")
+    workspace = load_tasks(exported / "grpo.jsonl")[0].workspace
+    spec = f"hf:{sft_checkpoint[0]}"
+    r = cli("recall", workspace, "What is the name of Ana's dog?", "--retriever", "llm", "--llm", spec,
+            "--backend", "local", "--unsafe-local", "--json")
+    assert r.code == 0 and r.exception is None, r.stderr
+    out = json.loads(r.stdout)
+    assert 1 <= out["llm_calls"] <= 2 and out["steps"] == out["llm_calls"] and out["cost"]["llm_calls"] == out["llm_calls"]
+    records = read_trajectory(Path(workspace) / out["trace"])
+    start = next(rec for rec in records if rec.get("type") == "start")
+    assert start["role"] == "retriever" and start["llm"] == spec and start["sandbox"] == "local"
+
+
 def test_hf_spec_names_a_path_and_a_bad_one_is_one_clear_error(tmp_path):
     from horma.llm import LLMError, make_llm, parse_spec
 

@@ -18,11 +18,14 @@ RUN if ! command -v rg >/dev/null || ! command -v python3 >/dev/null || ! comman
 # as the workspace owner's uid when that is not root.
 RUN echo 'horma:x:10001:10001:horma sandbox:/ws:/bin/bash' >> /etc/passwd \
     && echo 'horma:x:10001:' >> /etc/group \
-    && mkdir -p /ws /opt/horma/bin
+    && mkdir -p /ws /opt/horma/bin /opt/horma/lib/horma/core
 
 # Helper commands (ranked search and friends). horma also bind-mounts the
 # repository's sandbox/bin over this, so helpers stay current without a rebuild.
 COPY sandbox/ /opt/horma/
+# The stdlib-only core the helpers import (horma.core, a namespace package under lib/); horma
+# bind-mounts the installed one over it too.
+COPY horma/core/ /opt/horma/lib/horma/core/
 
 ENV PATH=/opt/horma/bin:/usr/local/bin:/usr/bin:/bin \
     LANG=C.UTF-8 \

@@ -9,7 +9,10 @@ sandbox, and by flat BM25 / dense / hybrid over single turns. Metrics:
 - evidence_recall (strict): an evidence turn counts only if its text appears
   verbatim in the context text, so notes that merely cite ids earn nothing;
 - Jaccard of the context's unit ids vs the evidence ids (the paper's reward);
-- mean context tokens; p50/p95 recall latency (navigator: including every
+- mean context tokens, and the evidence share: the part of the context's
+  tokens that are evidence turns (a context that stops when the evidence
+  ends scores high; one padded to the budget, low);
+- p50/p95 recall latency (navigator: including every
   sandbox command; flat: ranking and filling, index built beforehand).
 
 Questions without evidence are left out of recall and Jaccard (the count is shown).
@@ -40,6 +43,7 @@ from horma.bench.flat import METHODS as FLAT_METHODS
 from horma.bench.flat import FlatError, FlatIndex
 from horma.bench.locomo import QA, Conversation, DatasetError, load_locomo, questions
 from horma.context import Context
+from horma.core.text import count_tokens
 from horma.sandbox import SandboxError, View, open_sandbox
 from horma.workspace import Workspace
 
@@ -62,6 +66,7 @@ class Score:
     recall: list[float] = field(default_factory=list)
     jaccard: list[float] = field(default_factory=list)
     tokens: list[int] = field(default_factory=list)
+    share: list[float] = field(default_factory=list)
     latency_ms: list[float] = field(default_factory=list)
     by_category: dict[int, list[float]] = field(default_factory=dict)
     no_evidence: int = 0
@@ -74,6 +79,9 @@ class Score:
             return
         r = strict_hits(conv, qa.evidence, text) / len(qa.evidence)
         self.recall.append(r)
+        found = [conv.unit(e) for e in qa.evidence if " ".join(conv.unit(e).text.split()) in text]
+        self.share.append(min(1.0, sum(count_tokens(f"{u.id} {u.actor}: {u.text}") for u in found) / tokens)
+                          if tokens else 0.0)
         self.jaccard.append(jaccard(ids, qa.evidence))
         self.by_category.setdefault(qa.category, []).append(r)
 
@@ -86,6 +94,7 @@ class Score:
         return {"questions": len(self.tokens), "no_evidence": self.no_evidence,
                 "evidence_recall": mean(self.recall), "jaccard": mean(self.jaccard),
                 "mean_tokens": round(statistics.fmean(self.tokens), 1) if self.tokens else None,
+                "evidence_share": mean(self.share),
                 "p50_ms": pct(0.5), "p95_ms": pct(0.95),
                 "recall_by_category": {str(k): mean(v) for k, v in sorted(self.by_category.items())}}
 
@@ -161,7 +170,8 @@ def run(args: argparse.Namespace) -> dict:
                                 ctx = Context(qa.question, b, ws)
                                 traj = Trajectory(ws.trajectories, "retriever", qa.question, policy="heuristic",
                                                   budget=b, backend=box.backend)
-                                navigate(box, ctx, traj, layers=layers, cut=args.cut)
+                                navigate(box, ctx, traj, layers=layers, cut=args.cut,
+                                         semantic=args.semantic == "on")
                                 traj.end("done", tokens=ctx.tokens, refs=ctx.refs)
                                 ms = (time.perf_counter() - t0) * 1000
                                 scores["horma", b].add(conv, qa, ctx.text, ctx.refs, ctx.tokens, ms)
@@ -180,7 +190,7 @@ def run(args: argparse.Namespace) -> dict:
             shutil.rmtree(workdir, ignore_errors=True)
     return {
         "data": str(args.data), "categories": sorted(cats), "backend": args.backend, "layers": args.layers,
-        "cut": args.cut,
+        "cut": args.cut, "semantic": args.semantic,
         "conversations": len(plan), "questions": total,
         "ingest": {"turns": ingest_turns, "seconds": round(ingest_s, 3),
                    "turns_per_s": round(ingest_turns / ingest_s, 1) if ingest_s else None},
@@ -196,13 +206,15 @@ def render(report: dict) -> None:
                         f"{','.join(map(str, report['categories']))}, {report['conversations']} conversations "
                         f"(navigator sandbox: {report['backend']}; note layers: {report['layers']}"
                         + (f"; cut {report['cut']}%" if report['cut'] else "") + ")")
-    for col in ("method", "budget", "evidence recall", "recall by category", "Jaccard", "mean tokens", "p50 ms", "p95 ms"):
+    for col in ("method", "budget", "evidence recall", "recall by category", "Jaccard", "mean tokens",
+                "evidence share", "p50 ms", "p95 ms"):
         table.add_column(col, justify="left" if col == "method" else "right")
     for r in report["results"]:
         name = "heuristic navigator (horma)" if r["method"] == "horma" else f"flat {r['method']}"
         cats = "  ".join(f"{k}: {v:.3f}" for k, v in r["recall_by_category"].items())
         table.add_row(name, str(r["budget"]), f"{r['evidence_recall']:.3f}", cats, f"{r['jaccard']:.3f}",
-                      f"{r['mean_tokens']:.0f}", f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}")
+                      f"{r['mean_tokens']:.0f}", f"{r['evidence_share']:.3f}", f"{r['p50_ms']:.1f}",
+                      f"{r['p95_ms']:.1f}")
     out.print(table)
     ing = report["ingest"]
     if ing["turns"]:
@@ -229,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                         "or a comma list of dates,people,entities,topics,sessions,timeline (for ablations)")
     p.add_argument("--cut", type=int, default=0,
                    help="stop at lines scoring below PCT percent of the best one (0: fill the budget)")
+    p.add_argument("--semantic", default="on", choices=("on", "off"),
+                   help="hand hsearch the query's nearest units in embedding space (off: words and dates only)")
     p.add_argument("--workdir", default="", help="keep the workspaces here (default: a temporary folder)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)

@@ -80,7 +80,7 @@ TIME_FORMAT = "%Y-%m-%d %H:%M"
 USER_ERRORS = ("DatasetError", "WorkspaceError", "SandboxError")  # shown as one line, not a traceback
 
 try:
-    from horma.tokens import count_tokens
+    from horma.core.text import count_tokens
 except ImportError:  # the project's definition: a \w+ run or one punctuation character
     _TOKEN = re.compile(r"\w+|[^\w\s]")
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 from horma.workspace import RAW_DIR, Workspace, WorkspaceError, parse_raw_line
 
 
@@ -77,6 +77,7 @@ class Context:
     budget: int
     workspace: Workspace
     items: list[ContextItem] = field(default_factory=list)
+    asked: str | None = None  # YYYY-MM-DD the question is asked on: relative times in it count from there
     _lines: dict[str, dict[int, str]] = field(default_factory=dict)  # path -> lineno -> rendered
     _headers: dict[str, str] = field(default_factory=dict)
     _raw_files: dict[str, list[str]] = field(default_factory=dict)  # raw files never change once archived

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
+from horma.core.notes import citations
 from horma.workspace import (
     INDEX_FILE,
     META_DIR,
@@ -57,8 +58,6 @@ from horma.workspace import (
 
 _TIME = re.compile(r"\d{4}(-\d{2}(-\d{2}([ T]\d{2}(:\d{2}(:\d{2})?)?)?)?)?")
 _REF_TOKEN = re.compile(r"[\w:.\-/#]+")  # the tokens Workspace.refs_in reads unit ids from
-_CITATION = re.compile(r"(raw/[^\s()\[\]]+?/units\.log):(\d+)")
-_LINE_CITATION = re.compile(r"\(line (\d+)\)")
 _WORD = re.compile(r"[^\W_]+")
 MIN_WORD = 3  # shorter words (a, of, 12) say too little to mark a line as carrying forgotten text
 MIN_TEXT = 16  # a forgotten text this long is also matched verbatim
@@ -148,10 +147,7 @@ class Forgotten:
         for tok in _REF_TOKEN.findall(text):
             if tok in self.ids or tok.strip(".:-/#") in self.ids:
                 return True
-        if any((m.group(1), int(m.group(2))) in self.citations for m in _CITATION.finditer(text)):
-            return True
-        if single_source and any((single_source, int(m.group(1))) in self.citations
-                                 for m in _LINE_CITATION.finditer(text)):
+        if any(c in self.citations for c in citations(text, single_source)):
             return True
         if any(seg.rsplit("/", 1)[0] in text for seg in self.gone_segments):
             return True

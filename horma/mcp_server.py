@@ -41,6 +41,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from horma import paths
 from horma.memory import Memory
 from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
+from horma.sandbox.views import index_dir
+from horma.vectors import format_near, nearest
 from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, Unit, Workspace, WorkspaceError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -210,8 +212,8 @@ def do_record(served: Served, units: list[UnitIn], session: str | None) -> dict:
     return {"workspace": served.name, **result.as_dict()}
 
 
-def do_recall(served: Served, query: str, budget: int) -> dict:
-    ctx = served.memory.recall(query, budget)
+def do_recall(served: Served, query: str, budget: int, asked: str | None = None) -> dict:
+    ctx = served.memory.recall(query, budget, asked)
     d = ctx.as_dict()
     items = [{"path": i["path"], "start": i["start"], "end": i["end"], "units": i["refs"], "tokens": i["tokens"],
               "text": i["text"]} for i in d["items"]]
@@ -231,7 +233,10 @@ def _box_output(box: Sandbox, command: str, timeout: float) -> tuple[str, int]:
 def do_search(served: Served, query: str, n: int) -> str:
     if not query.strip():
         raise WorkspaceError("the query is empty")
-    out, code = _box_output(served.client_box, f"hsearch -n {int(n)} -- {shlex.quote(' '.join(query.split()))}",
+    query = " ".join(query.split())
+    near = nearest(str(index_dir(served.memory.workspace.root)), query)  # meaning, embedded here on the host
+    near_arg = f"--near {format_near(near)} " if near else ""
+    out, code = _box_output(served.client_box, f"hsearch -n {int(n)} {near_arg}-- {shlex.quote(query)}",
                             served.options.run_timeout)
     if code == 1:  # like grep: nothing matched
         return f"(no matches for {query!r})"
@@ -396,10 +401,12 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         query: Annotated[str, Field(min_length=1, description="What to remember, as a question or keywords.")],
         budget: Annotated[int, Field(ge=1, le=100_000, description="Context budget in tokens.")] = 1000,
         workspace: WorkspaceArg = None,
+        asked: Annotated[str | None, Field(description="When the question is asked (YYYY-MM-DD; default today): "
+                                                       "'10 days ago', 'last Saturday' count from it.")] = None,
     ) -> dict[str, Any]:
         """Build a compact context for the query within the token budget: the verified lines the memory
         holds about it, each item with its file path, line range and source unit ids, plus what it cost."""
-        return await call(workspace, lambda s: do_recall(s, query, budget))
+        return await call(workspace, lambda s: do_recall(s, query, budget, asked))
 
     @server.tool(annotations=reading("Search"),
                  structured_output=False)

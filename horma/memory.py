@@ -79,9 +79,13 @@ class Memory:
             raise WorkspaceError(f"source must be a string, got {type(source).__name__}")
         return self.manager.record(check_units(units), slug=slug, time=time, source=source)
 
-    def recall(self, query: str, budget: int = 1000) -> Recall:
-        """The context the retriever builds for ``query`` within ``budget`` tokens."""
-        return self.retriever.recall(query, budget)
+    def recall(self, query: str, budget: int = 1000, asked: str | None = None) -> Recall:
+        """The context the retriever builds for ``query`` within ``budget`` tokens.
+
+        ``asked`` is when the question is asked (ISO date or time; default now): relative times in it
+        ("10 days ago", "last Saturday") count from there.
+        """
+        return self.retriever.recall(query, budget, asked)
 
     def ask(self, question: str, budget: int = 1000):
         """Recall, then let the primary agent answer from the context only (needs an LLM)."""

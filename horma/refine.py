@@ -49,8 +49,11 @@ from horma.skills import (
     rounds,
     save_round,
 )
-from horma.tokens import TOKEN_RE
+from horma.core.text import TOKEN_PATTERN
 from horma.workspace import atomic_write
+
+_TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule
+
 
 H = "H"  # raw history, the unconstrained baseline
 H_PRIME = "H'"  # managed memory
@@ -205,7 +208,7 @@ def _ms(started: float) -> int:
 # -- prompts -------------------------------------------------------------------
 def shorten(text: str, cap: int) -> tuple[str, bool]:
     """Keep the first and last ``cap/2`` tokens of a long context, with a marker between."""
-    spans = [m.span() for m in TOKEN_RE.finditer(text)]
+    spans = [m.span() for m in _TOKEN_RE.finditer(text)]
     if len(spans) <= cap:
         return text, False
     half = max(cap // 2, 1)

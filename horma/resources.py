@@ -17,3 +17,4 @@ SKILLS = (_DATA / "skills").resolve()
 SANDBOX = (_DATA / "sandbox").resolve()
 SANDBOX_BIN = SANDBOX / "bin"
 EXAMPLES = (_DATA / "examples").resolve()
+CORE = Path(__file__).resolve().parent / "core"  # stdlib-only: mounted into every sandbox for the helpers

@@ -32,13 +32,8 @@ from pathlib import Path
 import yaml
 from filelock import FileLock, Timeout
 
-LAYOUT_VERSION = 1
-RAW_DIR = "raw"
-NOTES_DIR = "notes"
-META_DIR = ".horma"
-INDEX_FILE = "INDEX.md"
-UNITS_FILE = "units.log"
-SEP = " | "
+from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE  # noqa: F401
+from horma.core.text import SEP, format_unit, parse_unit  # noqa: F401
 
 DEFAULT_INDEX = """# INDEX
 
@@ -68,9 +63,7 @@ class Unit:
 
     def line(self) -> str:
         """The unit as one greppable raw line."""
-        text = " ".join(self.text.split())
-        actor = " ".join(self.actor.split()) or "-"
-        return f"{self.id}{SEP}{self.time}{SEP}{actor}: {text}"
+        return format_unit(self.id, self.time, self.actor, self.text)
 
 
 @dataclass(frozen=True)
@@ -84,14 +77,8 @@ class RawLine:
 
 def parse_raw_line(line: str) -> Unit | None:
     """Parse ``ID | time | actor: text``; None for lines that are not units."""
-    parts = line.rstrip("\n").split(SEP, 2)
-    if len(parts) != 3:
-        return None
-    uid, time, rest = parts
-    actor, colon, text = rest.partition(": ")
-    if not colon:
-        actor, text = "", rest
-    return Unit(id=uid.strip(), time=time.strip(), actor=actor, text=text)
+    parts = parse_unit(line)
+    return None if parts is None else Unit(*parts)
 
 
 def slugify(text: str, max_len: int = 48) -> str:

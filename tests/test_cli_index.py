@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from horma.index import index_folder, index_module, open_index
+from horma.core import index as HI
+from horma.index import index_folder, open_index
 from horma.workspace import Workspace
 from test_index import HINDEX, HSEARCH, archive, note, run, units, write
 
-HI = index_module()
 HORMA = Path(sys.executable).with_name("horma")
 DB = HI.DB_NAME
 
@@ -79,15 +79,16 @@ def ranking(ws: Workspace, query: str) -> list[tuple[str, int, str]]:
 # -- horma index -------------------------------------------------------------------------------
 def test_index_json_counts_then_only_changes(ws: Workspace):
     out = index_json(ws)
-    assert set(out) == {"segments", "notes", "removed", "rebuilt", "index_bytes", "seconds"}
+    assert set(out) == {"segments", "notes", "removed", "embedded", "rebuilt", "index_bytes", "seconds"}
     assert (out["segments"], out["notes"], out["removed"], out["rebuilt"]) == (4, 3, 0, False)
+    assert out["embedded"] == len(ws.unit_ids()) > 0  # every unit gets its vector
     assert out["index_bytes"] == (index_folder(ws) / DB).stat().st_size > 0
     again = index_json(ws)
-    assert (again["segments"], again["notes"], again["removed"]) == (0, 3, 0)
+    assert (again["segments"], again["notes"], again["removed"], again["embedded"]) == (0, 3, 0, 0)
     (ws.root / "notes/topics/tea.md").unlink()
     archive(ws, units("Q9", ["a late quokka"]), "late")
     third = index_json(ws)
-    assert (third["segments"], third["notes"], third["removed"]) == (1, 2, 1)
+    assert (third["segments"], third["notes"], third["removed"], third["embedded"]) == (1, 2, 1, 1)
     full = index_json(ws, "--rebuild")
     assert (full["segments"], full["notes"], full["removed"], full["rebuilt"]) == (5, 2, 0, True)
 

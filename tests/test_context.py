@@ -4,7 +4,7 @@ import random
 
 import horma.context
 from horma.context import Context, human_time
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 from horma.workspace import Note, Unit, Workspace
 
 

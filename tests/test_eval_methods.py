@@ -17,7 +17,7 @@ from horma.bench.methods import (
     note_chunks,
 )
 from horma.history import NotesHistory
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 from horma.workspace import Unit
 
 S1 = [

@@ -15,14 +15,15 @@ from pathlib import Path
 import pytest
 
 from horma.agents.extraction import extract, stem, topics
-from horma.agents.heuristic_manager import NoteBook, anchor_dates, entities, manage, organize, text_tools
+from horma.agents.heuristic_manager import NoteBook, anchor_dates, entities, manage, organize
+from horma.core import text as ht
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory
 from horma.bench.flat import FlatIndex, fill, render_turn, rrf
 from horma.context import Context
-from horma.resources import SANDBOX_BIN
+from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import View, check_backends, open_sandbox
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 from horma.index import open_index
 from horma.workspace import Note, Unit, Workspace, file_sig, parse_note, parse_raw_line
 
@@ -89,14 +90,13 @@ def test_porter_stemmer_reference_cases():
 def test_sandbox_analysis_without_re_matches_host():
     """hsearch runs without `re`; its fallback splitting must equal the compiled patterns exactly."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import hormatext as ht; "
+        "import sys; sys.path.insert(0, sys.argv[1]); from horma.core import text as ht; "
         "assert ht._WORD is None; import json; "
         "print(json.dumps([[ht.words(t), ht.count_tokens(t)] for t in json.loads(sys.stdin.read())]))"
     )
     texts = ["Hey Mel's café_2 — 1:58!", "naïve 😀 x_y", "  ", "D3:7 | 2023-05-08 13:56 | Caroline: hi"]
-    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(SANDBOX_BIN)], input=json.dumps(texts),
+    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(CORE.parent.parent)], input=json.dumps(texts),
                          capture_output=True, text=True, check=True).stdout
-    ht = text_tools()
     assert json.loads(out) == [[ht.words(t), ht.count_tokens(t)] for t in texts]
     assert all(ht.count_tokens(t) == count_tokens(t) for t in texts)
 

@@ -2,7 +2,7 @@
 
 Every workspace here is written by the test itself (``Workspace.init`` +
 ``archive`` + small note files); the index is driven through the very module
-the sandbox helpers run (``horma.index.index_module()``).
+the sandbox helpers run (``horma.core``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ from pathlib import Path
 import pytest
 
 from conftest import ISOLATED, require_backend
-from horma.index import index_folder, index_module, open_index, rebuild
-from horma.resources import SANDBOX_BIN
+from horma.core import index as HI
+from horma.core.dates import query_dates
+from horma.core.search import Searcher
+from horma.index import index_folder, open_index, rebuild
+from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import Limits, open_sandbox
 from horma.workspace import Unit, Workspace, WorkspaceError
 
-HI = index_module()
 HSEARCH = SANDBOX_BIN / "hsearch"
 HINDEX = SANDBOX_BIN / "hindex"
 
@@ -154,10 +156,10 @@ def test_segments_index_once_and_only_their_new_units(ws: Workspace):
         assert conn.execute("SELECT u.lineno, u.uid, u.actor, u.time FROM units u JOIN segments s ON s.id=u.seg "
                             "WHERE s.path=? ORDER BY u.lineno", (rel2,)).fetchall() == [
             (1, "S2:1", "Ann", "2023-01-02 10:01"), (2, "S2:2", "Bob", "2023-01-02 10:02")]
-        hits = HI.Searcher(conn).rank("zeppelin")
+        hits = Searcher(conn).rank("zeppelin")
         assert first(hits) == (rel2, 1, "S2:1")
         assert {h.path for h in matched(hits)} == {rel2}
-        assert first(HI.Searcher(conn).rank("kayak")) == (rel1, 2, "S1:2")
+        assert first(Searcher(conn).rank("kayak")) == (rel1, 2, "S1:2")
         fts_ok(conn)
 
 
@@ -174,7 +176,7 @@ def test_segment_that_grew_gets_only_its_new_lines_and_one_that_shrank_is_refuse
         assert after[:2] == before
         assert [(r[1], r[2], r[3]) for r in after[2:]] == [(3, len((lines[0] + lines[1]).encode()), "G:3")]
         assert idx.conn.execute("SELECT size, lines FROM segments").fetchone() == (len("".join(lines).encode()), 3)
-        assert first(HI.Searcher(idx.conn).rank("narwhal")) == (rel, 3, "G:3")
+        assert first(Searcher(idx.conn).rank("narwhal")) == (rel, 3, "G:3")
         with pytest.raises(HI.IndexError_, match="shrank.*--rebuild"), idx.transaction():
             idx.add_segment(rel, lines[0])
         assert idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall() == after
@@ -189,7 +191,7 @@ def test_note_edits_touch_only_the_lines_that_changed(ws: Workspace):
     rel = "notes/entities/kayak.md"
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:
         conn = idx.conn
-        s = HI.Searcher(conn)
+        s = Searcher(conn)
         with idx.transaction():
             idx.sync(str(ws.root))
             idx.put_note(rel, note("Boathouse", [rel1], [a, b]))
@@ -245,9 +247,9 @@ def test_removed_notes_leave_no_rows_and_sync_drops_notes_deleted_on_disk(ws: Wo
     write(ws, kept, note("Ann", [rel1], ["- rides a tandem (line 1)"]))
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:
         conn = idx.conn
-        s = HI.Searcher(conn)
-        assert idx.sync(str(ws.root)) == {"segments": 1, "notes": 2, "removed": 0}
-        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0}
+        s = Searcher(conn)
+        assert idx.sync(str(ws.root)) == {"segments": 1, "notes": 2, "removed": 0, "embedded": 0}
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0, "embedded": 0}
         assert s.note_lines("windowsill", 5) == [(gone, 8, "- basil seedlings on the windowsill (line 3)")]
         assert counts(conn) == {"segments": 1, "units": 3, "notes": 2, "note_lines": 2, "cites": 2}
 
@@ -258,10 +260,10 @@ def test_removed_notes_leave_no_rows_and_sync_drops_notes_deleted_on_disk(ws: Wo
         assert counts(conn) == {"segments": 1, "units": 3, "notes": 1, "note_lines": 1, "cites": 1}
         assert idx.indexed_notes() == {kept}
 
-        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0}  # still on disk: back
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0, "embedded": 0}  # still on disk: back
         assert s.note_lines("windowsill", 5) == [(gone, 8, "- basil seedlings on the windowsill (line 3)")]
         (ws.root / gone).unlink()
-        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 1, "removed": 1}
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 1, "removed": 1, "embedded": 0}
         assert s.note_lines("windowsill", 5) == []
         assert idx.indexed_notes() == {kept}
         assert counts(conn) == {"segments": 1, "units": 3, "notes": 1, "note_lines": 1, "cites": 1}
@@ -304,7 +306,7 @@ def test_incremental_index_equals_a_rebuild(ws: Workspace, tmp_path: Path):
 CHILD = textwrap.dedent("""
     import os, sys, time
     sys.path.insert(0, sys.argv[1])
-    import hormaindex as hi
+    from horma.core import index as hi
     root, folder = sys.argv[2], sys.argv[3]
     idx = hi.SearchIndex.open(folder)
     idx.conn.execute("PRAGMA cache_size=20")  # a small page cache: changed pages reach the file mid-transaction
@@ -338,7 +340,7 @@ def test_kill_in_the_middle_of_a_transaction_leaves_the_previous_state(ws: Works
 
     script = tmp_path / "child.py"
     script.write_text(CHILD)
-    child = subprocess.Popen([sys.executable, str(script), str(SANDBOX_BIN), str(ws.root), str(folder)],
+    child = subprocess.Popen([sys.executable, str(script), str(CORE.parent.parent), str(ws.root), str(folder)],
                              stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline() == "ready\n"
@@ -376,7 +378,7 @@ def test_kill_in_the_middle_of_a_transaction_leaves_the_previous_state(ws: Works
     assert first(open_searcher_rank(ws, "kayak")) == (rel1, 2, "S1:2")
 
     with HI.SearchIndex.open(str(folder)) as idx:  # the next sync completes it
-        assert idx.sync(str(ws.root)) == {"segments": 20, "notes": 1, "removed": 0}
+        assert idx.sync(str(ws.root)) == {"segments": 20, "notes": 1, "removed": 0, "embedded": 0}
         assert counts(idx.conn) == {"segments": 21, "units": 3 + 20 * 60, "notes": 1, "note_lines": 1, "cites": 1}
         assert idx.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     hits = matched(open_searcher_rank(ws, "ocelot7"))
@@ -403,10 +405,10 @@ def test_an_exception_inside_a_transaction_rolls_it_back(ws: Workspace):
             raise RuntimeError("boom")
         assert not idx.conn.in_transaction
         assert fingerprint(idx.conn) == previous
-        assert HI.Searcher(idx.conn).rank("zeppelin") == []
+        assert Searcher(idx.conn).rank("zeppelin") == []
         with idx.transaction():  # and the segment indexes afterwards as if nothing happened
             assert idx.add_segment(rel2, (ws.root / rel2).read_text()) is True
-        assert first(HI.Searcher(idx.conn).rank("zeppelin")) == (rel2, 1, "S2:1")
+        assert first(Searcher(idx.conn).rank("zeppelin")) == (rel2, 1, "S2:1")
 
 
 # -- 3. read-only ------------------------------------------------------------------------------
@@ -429,7 +431,7 @@ def test_read_only_open_of_a_read_only_folder_searches_and_writes_nothing(tmp_pa
     try:
         conn = HI.connect(str(folder), readonly=True)
         try:
-            s = HI.Searcher(conn)
+            s = Searcher(conn)
             assert first(s.rank("kayak")) == (rel1, 2, "S1:2")
             assert s.note_lines("leaks dock", 3) == [("notes/entities/kayak.md", 8, "- leaks at the dock (line 2)")]
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -455,10 +457,11 @@ def test_read_only_open_on_a_read_only_bind(tmp_path: Path):
     files = tree(folder)
     probe = textwrap.dedent(f"""
         import sys, sqlite3
-        sys.path.insert(0, {str(SANDBOX_BIN)!r})
-        import hormaindex as hi
+        sys.path.insert(0, {str(CORE.parent.parent)!r})
+        from horma.core import index as hi
+        from horma.core.search import Searcher
         conn = hi.connect({str(folder)!r}, readonly=True)
-        print([(h.path, h.lineno) for h in hi.Searcher(conn).rank("kayak")][:1])
+        print([(h.path, h.lineno) for h in Searcher(conn).rank("kayak")][:1])
         try:
             conn.execute("INSERT INTO meta VALUES('x', 'y')")
         except sqlite3.OperationalError as exc:
@@ -539,7 +542,7 @@ def test_hindex_works_in_the_write_view(tmp_path: Path, backend: str):
     with open_index(ws, readonly=True) as s:  # the host reads what the sandbox wrote
         assert s.note_lines("choir", 5) == [("notes/topics/choir.md", 8, body)]
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:  # and can still write it
-        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0}
+        assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0, "embedded": 0}
         assert cited(idx.conn, "notes/topics/choir.md") == {8: ["S1:1"]}
 
 
@@ -560,14 +563,14 @@ def test_a_unit_reachable_only_through_a_note_citation(ws: Workspace, form: str)
     q = "thunderstorm picnic"
     with open_index(ws, readonly=True) as s:
         conn = s.conn
-        routed = HI.Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank(q)
+        routed = Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank(q)
         assert first(routed) == (rel1, 2, "R1:2")
         assert [(h.path, h.lineno, h.uid) for h in matched(routed)] == [(rel1, 2, "R1:2")]
-        assert HI.Searcher(conn, layers=(), note_weights={"entities": 1.0}).rank(q) == []
-        assert HI.Searcher(conn, layers=("people",), note_weights={"entities": 1.0, "people": 1.0}).rank(q) == []
-        assert HI.Searcher(conn, layers=("entities",), note_weights={"entities": 0.0}).rank(q) == []
+        assert Searcher(conn, layers=(), note_weights={"entities": 1.0}).rank(q) == []
+        assert Searcher(conn, layers=("people",), note_weights={"entities": 1.0, "people": 1.0}).rank(q) == []
+        assert Searcher(conn, layers=("entities",), note_weights={"entities": 0.0}).rank(q) == []
         # a note line that matches but cites nothing routes nowhere
-        assert HI.Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank("mural gulls") == []
+        assert Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank("mural gulls") == []
 
 
 def test_line_citations_need_a_note_with_one_source(ws: Workspace):
@@ -578,7 +581,7 @@ def test_line_citations_need_a_note_with_one_source(ws: Workspace):
     write(ws, "notes/entities/both.md", text)
     rebuild(ws)
     with open_index(ws, readonly=True) as s:
-        routed = HI.Searcher(s.conn, layers=("entities",), note_weights={"entities": 1.0})
+        routed = Searcher(s.conn, layers=("entities",), note_weights={"entities": 1.0})
         assert routed.rank("thunderstorm") == []  # "(line 2)" of which source? neither
         assert [(h.path, h.lineno) for h in matched(routed.rank("novel"))] == [(rel2, 2)]
 
@@ -606,8 +609,8 @@ def test_a_date_the_query_names_reaches_turns_of_that_day_without_its_words(ws: 
 
 
 def test_query_dates_read_the_usual_forms_and_not_the_verb_may():
-    assert HI.query_dates(["on", "october", "24", "2023"]) == [(2023, 10, 24)]
-    assert HI.query_dates(["24", "oct", "2023"]) == [(2023, 10, 24)]
-    assert HI.query_dates(["2023", "10", "24"]) == [(2023, 10, 24)]
-    assert HI.query_dates(["in", "may"]) == [(None, 5, None)]
-    assert HI.query_dates(["what", "may", "she", "do"]) == []
+    assert query_dates(["on", "october", "24", "2023"]) == [(2023, 10, 24)]
+    assert query_dates(["24", "oct", "2023"]) == [(2023, 10, 24)]
+    assert query_dates(["2023", "10", "24"]) == [(2023, 10, 24)]
+    assert query_dates(["in", "may"]) == [(None, 5, None)]
+    assert query_dates(["what", "may", "she", "do"]) == []

@@ -9,7 +9,7 @@ import pytest
 
 import horma
 from horma.agents.heuristic_manager import NoteBook
-from horma.index import index_module
+from horma.core import index as hi
 from horma.workspace import Unit
 from tests.wsstate import cli
 
@@ -75,7 +75,6 @@ def test_the_index_skips_links_and_search_never_reads_outside(planted):
     mem, _ = planted
     r = cli("index", mem.workspace.root, "--rebuild", "--json")
     assert r.code == 0 and r.exception is None, r.stderr
-    hi = index_module()
     with hi.SearchIndex.open(str(mem.workspace.root / ".horma" / "index")) as idx:
         assert not any("linkdir" in p or "secret" in p or "etc" in p for p in idx.indexed_notes())
     ctx = mem.recall(f"{SECRET} Miso", budget=200)
@@ -89,7 +88,6 @@ def test_a_raw_segment_linked_out_is_not_archive(planted, tmp_path):
     (fake / "units.log").write_text(f"x1 | 2024-01-01 | evil: {SECRET}\n")
     os.symlink(fake, mem.workspace.root / "raw" / "2020-01-01__fake")
     assert "x1" not in horma.workspace.Workspace.open(mem.workspace.root).unit_ids()
-    hi = index_module()
     with hi.SearchIndex.open(str(mem.workspace.root / ".horma" / "index")) as idx:
         idx.sync(str(mem.workspace.root), rebuild=True)
     assert SECRET not in mem.recall(SECRET, budget=200).text

@@ -21,8 +21,9 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from types import ModuleType
 
+from horma.core import text as ht
+from horma.core.index import TOKENIZER
 from horma.workspace import Unit
 
 GIST_WORDS = 14
@@ -75,15 +76,6 @@ _OPENERS = frozenset("\"“(")
 _MARKERS = frozenset("*-#>•|_")
 
 
-@lru_cache(maxsize=1)
-def text_tools() -> ModuleType:
-    """The sandbox helpers' text module (stdlib-only): ``words``, ``STOPWORDS`` and ``count_tokens``
-    split text exactly as the helpers inside the sandbox do (the copy the index module loaded)."""
-    from horma.index import index_module
-
-    return index_module().ht
-
-
 class _Porter:
     """Porter stems from SQLite's FTS5 ``porter`` tokenizer: the stemmer the search index itself applies.
 
@@ -96,12 +88,10 @@ class _Porter:
     MEMO = 1 << 18  # words; cleared when full
 
     def __init__(self) -> None:
-        from horma.index import index_module
-
         self.lock = threading.Lock()
         self.memo: dict[str, str] = {}
         self.db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        self.db.execute(f"CREATE VIRTUAL TABLE w USING fts5(x, tokenize='{index_module().TOKENIZER}')")
+        self.db.execute(f"CREATE VIRTUAL TABLE w USING fts5(x, tokenize='{TOKENIZER}')")
         self.db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')")
 
     def stems(self, words: Iterable[str]) -> dict[str, str]:
@@ -296,7 +286,7 @@ def known_in(text: str, known: Iterable[KnownNames], found: list[str]) -> list[s
 
 def topics(text: str) -> list[str]:
     """The lexicon topics whose words (by stem) ``text`` uses, in lexicon order."""
-    distinct = set(text_tools().words(text))
+    distinct = set(ht.words(text))
     return _topics_of(distinct, stems(distinct))
 
 
@@ -316,7 +306,7 @@ def numbers(text: str) -> list[str]:
 
 
 def _key_phrases(words: list[list[str]], stemmed: Mapping[str, str], names: list[str], n: int) -> list[str]:
-    stop = text_tools().STOPWORDS
+    stop = ht.STOPWORDS
     counts: dict[str, int] = {}
     surface: dict[str, str] = {}
     for ws in words:
@@ -379,7 +369,7 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
     local = KnownNames()
     names: list[str] = []
     turns: list[Turn] = []
-    words = [text_tools().words(u.text) for _, u in located]  # split once, stemmed in one batch
+    words = [ht.words(u.text) for _, u in located]  # split once, stemmed in one batch
     stemmed = stems({w for ws in words for w in ws})
     for (n, u), turn_words in zip(located, words):
         day = day_of(u.time)
@@ -406,5 +396,5 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
 
 __all__ = [
     "GIST_WORDS", "MENTION_WORDS", "TOPICS", "KnownNames", "SegmentFacts", "Turn", "anchor_dates", "day_of",
-    "entities", "extract", "known_in", "numbers", "snippet", "stem", "stems", "text_tools", "topics",
+    "entities", "extract", "known_in", "numbers", "snippet", "stem", "stems", "topics",
 ]

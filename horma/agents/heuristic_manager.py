@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities, text_tools: public here too)
+from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities: public here too)
     GIST_WORDS,
     KnownNames,
     SegmentFacts,
@@ -59,7 +59,6 @@ from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities, te
     extract,
     numbers,
     snippet,
-    text_tools,
 )
 from horma.context import human_time
 from horma.workspace import (
@@ -807,5 +806,5 @@ class HeuristicManagerPolicy:
 
 __all__ = [
     "DEFAULT_OPTIONS", "HeuristicManagerPolicy", "MentionNote", "NoteBook", "anchor_dates", "entities", "manage",
-    "options", "organize", "render_segment", "session_note", "state_note", "text_tools", "write_segment",
+    "options", "organize", "render_segment", "session_note", "state_note", "write_segment",
 ]

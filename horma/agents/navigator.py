@@ -17,8 +17,10 @@ import shlex
 from collections.abc import Iterable, Sequence
 
 from horma.context import Context
-from horma.index import index_module
-from horma.tokens import count_tokens
+from horma.core import text as ht
+from horma.core.text import count_tokens
+from horma.sandbox.views import index_dir
+from horma.vectors import format_near, nearest
 from horma.workspace import RAW_DIR, WorkspaceError, parse_raw_line
 
 HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
@@ -93,7 +95,6 @@ def _select_all(chosen: dict[str, list[int]], context: Context, trajectory) -> N
 
 def _grep_fallback(sandbox, context: Context, trajectory) -> None:
     """Without an index (e.g. one deleted by hand), rank grep matches by how many query words they hold."""
-    ht = index_module().ht
     words = [w for w in dict.fromkeys(ht.words(context.query)) if w not in ht.STOPWORDS][:GREP_TERMS]
     if not words:
         return
@@ -112,7 +113,7 @@ def _grep_fallback(sandbox, context: Context, trajectory) -> None:
 
 
 def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None = None, cut: int = 0,
-             page_chars: int = PAGE_CHARS) -> None:
+             page_chars: int = PAGE_CHARS, semantic: bool = True) -> None:
     """Fill ``context`` with the raw turns ``hsearch`` ranks best, page by page, then ``done``.
 
     ``layers`` names the note layers hsearch may route through (None: its default, all).
@@ -120,12 +121,20 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
     filling the budget: fewer tokens and a higher Jaccard for some recall.
     ``page_chars`` caps each hsearch page (smaller pages: more calls, shorter
     observations, e.g. for transcripts that must fit a small model's context).
+    ``semantic`` hands hsearch the units nearest the query in embedding space (embedded here, on
+    the host: the model does not run in the sandbox); off, the ranking is lexical (for ablations).
     """
     seen: set[tuple[str, int]] = set()
     skip = 0
     route = "" if layers is None else f"--layers {shlex.quote(','.join(layers) or 'none')} "
     if cut:
         route += f"--cut {int(cut)} "
+    if context.asked:
+        route += f"--today {shlex.quote(context.asked[:10])} "
+    if semantic:
+        near = nearest(str(index_dir(context.workspace.root)), context.query)
+        if near:
+            route += f"--near {format_near(near)} "
     for _ in range(MAX_PAGES):
         if context.room < MIN_ROOM:
             break

@@ -11,6 +11,7 @@ plus how it was obtained.
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import posixpath
 import shlex
@@ -68,6 +69,16 @@ def check_query(query: str, budget: int) -> str:
     return " ".join(query.split())
 
 
+def check_asked(asked: str | None) -> str:
+    """When a question is asked, as YYYY-MM-DD: today when not given; any ISO date or time is accepted."""
+    if asked is None:
+        return _dt.date.today().isoformat()
+    try:
+        return _dt.date.fromisoformat(str(asked).strip()[:10]).isoformat()
+    except ValueError:
+        raise WorkspaceError(f"asked: {asked!r} is not a date (YYYY-MM-DD, or an ISO time)") from None
+
+
 def resolve_in_sandbox(sandbox: Sandbox, path: str) -> str:
     """A path the agent typed, relative to its shell's cwd, as a workspace-relative path.
 
@@ -112,13 +123,14 @@ class Retriever(SandboxedAgent):
     role = "retriever"
     view = View.READ
 
-    def recall(self, query: str, budget: int = 1000) -> Recall:
+    def recall(self, query: str, budget: int = 1000, asked: str | None = None) -> Recall:
         query = check_query(query, budget)
+        asked = check_asked(asked)
         box = self.sandbox  # opened once per Retriever; its start is not part of a recall's latency
         t0 = _time.perf_counter()
         meter = Meter(self.llm, self.sandbox_commands)
         box.exec(f"cd {shlex.quote(box.home)}")
-        ctx = Recall(query=query, budget=budget, workspace=self.workspace)
+        ctx = Recall(query=query, budget=budget, workspace=self.workspace, asked=asked)
         self.impl.retrieve(self, box, ctx)
         ctx.elapsed_ms = (_time.perf_counter() - t0) * 1000
         ctx.cost = meter.cost()

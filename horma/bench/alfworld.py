@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from horma.bench.methods import make_method
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 from horma.workspace import Unit, slugify
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from horma.context import human_time
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 from horma.workspace import Unit
 
 METHODS = ("bm25", "dense", "hybrid")

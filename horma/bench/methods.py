@@ -30,6 +30,7 @@ Add your own by subclassing :class:`MemoryMethod` and either decorating it with
 from __future__ import annotations
 
 import importlib
+import re
 import time as _time
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -37,8 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from horma.tokens import TOKEN_RE, count_tokens
+from horma.core.text import TOKEN_PATTERN, count_tokens
 from horma.workspace import Unit
+
+_TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule
+
 
 
 class MethodError(ValueError):
@@ -137,7 +141,7 @@ class MemoryMethod:
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
         raise NotImplementedError
 
-    def recall(self, query: str, budget: int | None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         raise NotImplementedError
 
     def ready(self) -> None:
@@ -205,7 +209,7 @@ class UnitListMethod(MemoryMethod):
                 self._rendered.append(render_turn(u))
                 self._costs.append(count_tokens(self._rendered[-1]))
 
-    def recall(self, query: str, budget: int | None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         t0 = _time.perf_counter()
         text, refs = self._select(query, budget)
         return Retrieved(text, count_tokens(text), refs, (_time.perf_counter() - t0) * 1000)
@@ -234,7 +238,7 @@ class Truncation(UnitListMethod):
         text = "\n".join(self._rendered)
         if budget is None:
             return text, [u.id for u in self.units]
-        starts = [m.start() for m in TOKEN_RE.finditer(text)]
+        starts = [m.start() for m in _TOKEN_RE.finditer(text)]
         if len(starts) <= budget:
             return text, [u.id for u in self.units]
         cut = starts[len(starts) - budget] if budget > 0 else len(text)
@@ -306,7 +310,7 @@ class FlatMethod(UnitListMethod):
                 raise MethodError(str(exc)) from None
             self._indexed = len(self.units)
 
-    def recall(self, query: str, budget: int | None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         t0 = _time.perf_counter()
         self.ready()
         ctx = self._index.context(query, self.flat, budget if budget is not None else sum(self._costs))
@@ -388,9 +392,9 @@ class Horma(WorkspaceMethod):
         super().ready()
         self.memory.retriever.sandbox  # open the read-view session now, not inside the first recall
 
-    def recall(self, query: str, budget: int | None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         before = self._llm_input_tokens()
-        r = self.memory.recall(query, budget if budget is not None else self.UNLIMITED)
+        r = self.memory.recall(query, budget if budget is not None else self.UNLIMITED, asked=asked)
         return Retrieved(r.text, r.tokens, list(r.refs), r.elapsed_ms, r.llm_calls,
                          self._llm_input_tokens() - before, r.steps)
 
@@ -441,7 +445,7 @@ class DenseNotes(WorkspaceMethod):
         except FlatError as exc:
             raise MethodError(str(exc)) from None
 
-    def recall(self, query: str, budget: int | None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         from horma.bench.flat import _encoder
 
         t0 = _time.perf_counter()

@@ -90,7 +90,7 @@ def run_qa_task(task: QATask, settings: "RunSettings", todo: Sequence[str], emit
         method.ready()
         ingest_ms = (_time.perf_counter() - t0) * 1000
         for q in items:
-            got = method.recall(q.question, settings.budget)
+            got = method.recall(q.question, settings.budget, asked=q.asked)
             rec = {
                 "id": q.id,
                 "task": task.id,

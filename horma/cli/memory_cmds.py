@@ -292,6 +292,8 @@ def recall(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     query: str = typer.Argument(..., help="What to look for."),
     budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
+    asked: str | None = typer.Option(None, "--asked", help="When the question is asked, YYYY-MM-DD (default "
+                                                           "today): '10 days ago', 'last Saturday' count from it."),
     retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
     llm: str | None = _LLM_OPT,
     backend: str | None = _BACKEND_OPT,
@@ -301,12 +303,15 @@ def recall(
 ) -> None:
     """Build the context for QUERY within the budget and print it with its sources.
 
+    The question's words, their meaning (sentence embeddings) and the dates it
+    names, absolute or relative to --asked, pick the turns.
+
     Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
     """
     with _errors():
         run = setup(config, backend, unsafe_local)
         with _reader(workspace, query, budget, retriever, llm, run) as mem:
-            ctx = mem.recall(query, budget)
+            ctx = mem.recall(query, budget, asked)
     if json_out:
         d = ctx.as_dict()
         keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "stop", "faults",

@@ -26,7 +26,7 @@ from horma.llm import ContextOverflow, LLMError, Reply, ToolCall, ToolSpec, Usag
 from horma.llm import text_protocol
 from horma.llm.accounting import Accounting, price_for
 from horma.llm.retry import RetryPolicy, Transient, retry_after, with_retries
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 
 OFFICIAL_HOST = "api.openai.com"
 PROTOCOLS = ("auto", "native", "text")

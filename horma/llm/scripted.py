@@ -16,7 +16,7 @@ import yaml
 
 from horma.llm import LLMError, Reply, ToolCall, ToolSpec, Usage
 from horma.llm.accounting import Accounting
-from horma.tokens import count_tokens
+from horma.core.text import count_tokens
 
 
 def _as_reply(item: Reply | str | dict, n: int) -> Reply:

@@ -4,7 +4,7 @@ The sandbox sees /usr (and the /bin, /lib symlinks) read-only, the two /etc
 files the dynamic linker and ``awk`` need, its own /proc, /dev and a small
 tmpfs /tmp, the workspace view at /ws (with ``.horma/`` covered by an
 empty read-only tmpfs), the search index at /opt/horma/index and
-the helper commands at /opt/horma/bin; no network, no other process, nothing
+the helper commands at /opt/horma/bin with horma.core at /opt/horma/lib; no network, no other process, nothing
 else of the host.
 Limits on processes, memory, CPU time and file size are set with ``ulimit``
 inside, before the shell starts, so the sandbox cannot raise them.
@@ -31,6 +31,7 @@ from horma.sandbox.shell import PersistentShell
 from horma.sandbox.views import (
     HIDDEN,
     SANDBOX_BIN_DIR,
+    SANDBOX_CORE_DIR,
     SANDBOX_ROOT,
     Identity,
     Mount,
@@ -47,19 +48,20 @@ TMPFS_BYTES = 64 * 1024 * 1024
 MASK_MODE = "0555"
 STAGE_DIRS = ("/mnt", "/media", "/srv")  # where the root path mounts its staging tmpfs
 HOST_FILES = ("/etc/ld.so.cache", "/etc/alternatives")  # shared libraries; awk & co. via alternatives
-# Runs as root in the private mount namespace: hold the two folders open, cover
+# Runs as root in the private mount namespace: hold the three folders open, cover
 # STAGE with a tmpfs, bind them there through the held descriptors (their own
 # paths may lie under STAGE or under folders the sandbox user cannot enter),
 # then exec the rest of the command line (setpriv ... bwrap ...).
 _STAGE_SCRIPT = """\
-stage=$1 ws=$2 bin=$3
-shift 3
-exec 3<"$ws" 4<"$bin"
+stage=$1 ws=$2 bin=$3 core=$4
+shift 4
+exec 3<"$ws" 4<"$bin" 5<"$core"
 mount -t tmpfs -o mode=0755,size=16k horma-stage "$stage"
-mkdir "$stage/ws" "$stage/bin"
+mkdir "$stage/ws" "$stage/bin" "$stage/core"
 mount --no-canonicalize --bind /proc/self/fd/3 "$stage/ws"
 mount --no-canonicalize --bind /proc/self/fd/4 "$stage/bin"
-exec 3<&- 4<&-
+mount --no-canonicalize --bind /proc/self/fd/5 "$stage/core"
+exec 3<&- 4<&- 5<&-
 exec "$@"
 """
 
@@ -127,10 +129,13 @@ def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None
         return _bwrap(plan, who, inner, lambda m: str(m.host))
     stage = _stage_dir()
     bin_dir = next((m.host for m in plan if m.target == SANDBOX_BIN_DIR), workspace)
+    core_dir = next(m.host for m in plan if m.target == SANDBOX_CORE_DIR)
 
     def staged(m: Mount) -> str:
         if m.target == SANDBOX_BIN_DIR:
             return f"{stage}/bin"
+        if m.target == SANDBOX_CORE_DIR:
+            return f"{stage}/core"
         rel = m.host.relative_to(workspace).as_posix()
         return f"{stage}/ws" if rel == "." else f"{stage}/ws/{rel}"
 
@@ -140,7 +145,7 @@ def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None
     ]  # fmt: skip
     return [
         "unshare", "--mount", "--propagation", "private", "--",
-        "sh", "-c", _STAGE_SCRIPT, "horma-stage", stage, str(workspace), str(bin_dir),
+        "sh", "-c", _STAGE_SCRIPT, "horma-stage", stage, str(workspace), str(bin_dir), str(core_dir),
         *drop, *_bwrap(plan, who, inner, staged),
     ]  # fmt: skip
 

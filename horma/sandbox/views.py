@@ -23,12 +23,14 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from horma.resources import SANDBOX_BIN
+from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, safe_env
 from horma.workspace import META_DIR, RAW_DIR
 
 SANDBOX_ROOT = "/ws"
 SANDBOX_BIN_DIR = "/opt/horma/bin"
+# horma.core for the helpers, as a namespace package: /opt/horma/lib/horma has no __init__.py
+SANDBOX_CORE_DIR = "/opt/horma/lib/horma/core"
 SANDBOX_INDEX_DIR = "/opt/horma/index"  # where the helpers find the index (``$HORMA_INDEX``)
 INDEX_DIR = "index"  # under .horma/: the one metadata folder the sandbox sees (at SANDBOX_INDEX_DIR)
 HIDDEN = (f"{SANDBOX_ROOT}/{META_DIR}",)  # covered by an empty read-only tmpfs in every view
@@ -73,6 +75,7 @@ def mounts(workspace: Path, view: View) -> list[Mount]:
     plan.append(Mount(index_dir(workspace), SANDBOX_INDEX_DIR, writable))
     if SANDBOX_BIN.is_dir():
         plan.append(Mount(SANDBOX_BIN, SANDBOX_BIN_DIR, False))
+    plan.append(Mount(CORE, SANDBOX_CORE_DIR, False))
     return plan
 
 

@@ -1,11 +1,13 @@
-"""Text helpers shared by the sandbox helpers (``hsearch``, ``hindex``) and the host.
+"""Words, the token count and the raw line format: the text rules host and sandbox share.
 
 Runs inside every sandbox, so it is stdlib-only and avoids even ``re`` on the
 query path: a search is one short-lived process, and its start-up time is a
 good part of the recall latency. Stemming and BM25 are SQLite FTS5's
-(``hormaindex.py``); what stays here is how a query is split into words, the
-stop words dropped from it, the token count every budget uses, and the raw
-line format.
+(``horma.core.index``); what stays here is how a query is split into words,
+the stop words dropped from it, the project's one token count (a ``\\w+`` run
+or one punctuation character: cheap, deterministic and provider-independent,
+so a budget means the same for every method and backend), and the raw line
+``ID | time | actor: text``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import sys
 # splitting from compiled patterns ([^\W_] is exactly str.isalnum).
 _re = sys.modules.get("re")
 _WORD = _re.compile(r"[^\W_]+") if _re else None
-_TOKEN = _re.compile(r"\w+|[^\w\s]") if _re else None
+TOKEN_PATTERN = r"\w+|[^\w\s]"
+_TOKEN = _re.compile(TOKEN_PATTERN) if _re else None
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are aren as at be because been before being
@@ -50,7 +53,7 @@ def words(text: str) -> list[str]:
 
 
 def count_tokens(text: str) -> int:
-    """horma.tokens.count_tokens without ``re``: a \\w+ run or one punctuation character."""
+    """Tokens in ``text``: a \\w+ run or one punctuation character (the same with or without ``re``)."""
     if _TOKEN is not None:
         return len(_TOKEN.findall(text))
     n = 0
@@ -67,9 +70,17 @@ def count_tokens(text: str) -> int:
     return n
 
 
+SEP = " | "
+
+
+def format_unit(uid: str, time: str, actor: str, text: str) -> str:
+    """One unit as its raw line; whitespace runs fold to one space (a unit is one line), no actor is ``-``."""
+    return f"{uid}{SEP}{time}{SEP}{' '.join(actor.split()) or '-'}: {' '.join(text.split())}"
+
+
 def parse_unit(line: str) -> tuple[str, str, str, str] | None:
     """``ID | time | actor: text`` -> (id, time, actor, text); None for other lines."""
-    parts = line.rstrip("\n").split(" | ", 2)
+    parts = line.rstrip("\n").split(SEP, 2)
     if len(parts) != 3:
         return None
     actor, colon, text = parts[2].partition(": ")

@@ -1,0 +1,121 @@
+"""Dates a query names: "October 24, 2023", "24 Oct 2023", "2023-10-24", "May 2023", "in June"."""
+
+from __future__ import annotations
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+_MONTH = {m: i + 1 for i, m in enumerate(MONTHS)}
+_MONTH.update({m[:3]: i + 1 for i, m in enumerate(MONTHS) if m != "may"})
+_MONTH["sept"] = 9
+_VERBS = frozenset(("may", "march", "mar"))
+_BEFORE_MONTH = frozenset(("in", "of", "during", "since", "until", "early", "late", "mid", "last", "this", "next"))
+
+
+def _year(w: str) -> int | None:
+    return int(w) if len(w) == 4 and w.isdigit() and 1900 <= int(w) <= 2199 else None
+
+
+def _dayn(w: str) -> int | None:
+    w = w[:-2] if w[-2:] in ("st", "nd", "rd", "th") and w[:-2].isdigit() else w
+    return int(w) if w.isdigit() and len(w) <= 2 and 1 <= int(w) <= 31 else None
+
+
+def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
+    """(year or None, month, day or None) for each date the words name: "October 24, 2023",
+    "24 Oct 2023", "2023-10-24", "May 2023", "in June"; a bare year is left to the words."""
+    out = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        y = _year(w)
+        if y and i + 2 < len(words) and words[i + 1].isdigit() and words[i + 2].isdigit():
+            mo, d = int(words[i + 1]), int(words[i + 2])
+            if 1 <= mo <= 12 and 1 <= d <= 31:  # ISO 2023-10-24
+                out.append((y, mo, d))
+                i += 3
+                continue
+        mo = _MONTH.get(w)
+        if mo:
+            day = _dayn(words[i - 1]) if i > 0 else None
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if day is None and _dayn(nxt):
+                day = _dayn(nxt)
+                nxt = words[i + 2] if i + 2 < len(words) else ""
+            year = _year(nxt)
+            # "may" and "march" are verbs too: only a day, a year or "in May" makes them a date
+            if w not in _VERBS or day or year or (i > 0 and words[i - 1] in _BEFORE_MONTH):
+                out.append((year, mo, day))
+        i += 1
+    return out
+
+
+def ranges(dates, years: list[int]) -> list[tuple[str, str]]:
+    """ISO time ranges [lo, hi) for the dates; a date without a year spans every year the archive has."""
+    out = []
+    for y, mo, d in dates:
+        for year in ([y] if y else years):
+            if d:
+                lo = f"{year:04d}-{mo:02d}-{d:02d}"
+                hi = lo + "~"  # every time on that day sorts before it
+            else:
+                lo = f"{year:04d}-{mo:02d}"
+                hi = f"{year:04d}-{mo:02d}~"
+            out.append((lo, hi))
+    return out
+
+
+# -- time relative to the question's own date ------------------------------------------------------
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple": 2, "few": 3}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30, "year": 365, "years": 365}
+
+
+def _iso(d) -> str:
+    return d.isoformat()
+
+
+def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
+    """ISO day ranges [lo, hi) that relative expressions name, counted from ``today`` (YYYY-MM-DD):
+    "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month".
+
+    An amount of time ago is a window around its day (a day either side for days, three for weeks, a
+    fortnight for months): people round ("two weeks ago" for twelve days).
+    """
+    import datetime as dt  # only a query with a date of its own pays for the import
+
+    try:
+        now = dt.date.fromisoformat(today[:10])
+    except ValueError:
+        return []
+    one = dt.timedelta(days=1)
+    out: list[tuple[dt.date, dt.date]] = []
+    for i, w in enumerate(words):
+        if w == "yesterday":
+            out.append((now - one, now))
+        elif w == "today" or w == "tonight":
+            out.append((now, now + one))
+        elif w == "ago" and i >= 1 and words[i - 1] in _UNITS:
+            unit = _UNITS[words[i - 1]]
+            j = i - 2
+            if j >= 0 and words[j] == "of":  # "a couple of weeks ago"
+                j -= 1
+            n = int(words[j]) if j >= 0 and words[j].isdigit() and len(words[j]) <= 3 else \
+                _NUMBERS.get(words[j], 1) if j >= 0 else 1
+            day = now - dt.timedelta(days=n * unit)
+            slack = dt.timedelta(days={1: 1, 7: 3, 30: 14, 365: 60}[unit])
+            out.append((day - slack, day + slack + one))
+        elif w in ("last", "past", "previous") and i + 1 < len(words):
+            nxt = words[i + 1]
+            if nxt in _WEEKDAYS:
+                back = (now.weekday() - _WEEKDAYS.index(nxt)) % 7 or 7
+                day = now - dt.timedelta(days=back)
+                out.append((day, day + one))
+            elif nxt == "week" or nxt == "weekend":
+                monday = now - dt.timedelta(days=now.weekday() + 7)
+                out.append((monday + dt.timedelta(days=5 if nxt == "weekend" else 0), monday + 7 * one))
+            elif nxt == "month":
+                first = now.replace(day=1)
+                prev = (first - one).replace(day=1)
+                out.append((prev, first))
+    return [(_iso(lo), _iso(hi)) for lo, hi in out]

@@ -1,0 +1,392 @@
+"""The search index of a horma workspace: one SQLite FTS5 database, shared by host and sandbox.
+
+Stdlib only (``sqlite3`` ships FTS5 with the ``porter unicode61`` tokenizer
+and ``bm25()``), so ``hsearch``/``hindex`` run it inside the sandbox image as
+it is and the host's manager writes the same file with the same code.
+
+Layout (``<index dir>/search.db``; the index dir is ``$HORMA_INDEX`` inside
+a sandbox, ``<workspace>/.horma/index`` on the host):
+
+- ``segments``/``units``: one row per archived unit (raw segment path, line
+  number, byte offset of the line, id, actor, time, context cost in tokens);
+  ``unit_text`` is a *contentless* FTS5 table over the unit texts (rowid =
+  ``units.id``): the text itself stays in ``raw/``, so the index holds only
+  postings and a query reads the lines it prints at their byte offsets.
+- ``notes``/``note_lines``/``cites``: one row per note line, the note's kind
+  (its folder under ``notes/``: people, entities, topics, sessions; or
+  ``timeline``), and the raw units each line cites; ``note_text`` indexes
+  every line with its note's title. Note lines keep their text because a
+  contentless FTS5 row can only be deleted with the values it was built from.
+
+Every change happens in one transaction: a crash leaves the previous state,
+and ``sync`` (``hindex``) brings the index up to date with the files.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import zlib
+from collections.abc import Callable
+
+from horma.core import text as ht
+from horma.core.dates import query_dates
+from horma.core.layout import INDEX_ENV, NOTES_DIR, RAW_DIR, inside, read_line, segment_file
+from horma.core.notes import citations, front_matter, note_kind
+from horma.core.vectors import EMBED_BATCH, Encoder, embed_text
+
+DB_NAME = "search.db"
+SCHEMA_VERSION = "4"  # 2: years and unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors
+_UPGRADES = {"3": "4"}  # versions a write open brings up to date in place (the new tables start empty)
+ENV = INDEX_ENV
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
+                                    lines INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
+                                 offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
+                                 time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
+CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
+CREATE TABLE IF NOT EXISTS actors(name TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS years(year INTEGER PRIMARY KEY);
+CREATE VIRTUAL TABLE IF NOT EXISTS unit_text USING fts5(body, content='', tokenize='{TOKENIZER}');
+CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+                                 title TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS note_lines(id INTEGER PRIMARY KEY, note INTEGER NOT NULL, lineno INTEGER NOT NULL,
+                                      text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS note_lines_by_note ON note_lines(note);
+CREATE TABLE IF NOT EXISTS cites(line INTEGER NOT NULL, unit INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS cites_by_line ON cites(line);
+CREATE TABLE IF NOT EXISTS unit_dates(line INTEGER NOT NULL, unit INTEGER NOT NULL, day TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS unit_dates_by_day ON unit_dates(day);
+CREATE INDEX IF NOT EXISTS unit_dates_by_line ON unit_dates(line);
+CREATE VIRTUAL TABLE IF NOT EXISTS note_text USING fts5(title, body, content='', tokenize='{TOKENIZER}');
+CREATE TABLE IF NOT EXISTS vectors(unit INTEGER PRIMARY KEY, q BLOB NOT NULL, scale REAL NOT NULL);
+"""
+
+
+class IndexError_(Exception):
+    """The index cannot be opened or is from another version; the message says what to run."""
+
+
+def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
+    """Open the database; read-only opens never write (no journal, no lock files: the read view is read-only)."""
+    path = os.path.join(folder, DB_NAME)
+    if readonly:
+        if not os.path.isfile(path):
+            raise IndexError_(f"no search index at {path} (run hindex in the write view, or horma index --rebuild)")
+        uri = "file:" + path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")  # a path, not URI syntax
+        if not os.path.isfile(path + "-journal"):
+            return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+        # A journal: a writer is mid-transaction or was killed in one, and the file may hold its
+        # half-written pages. An immutable open would read them; a plain read-only one honours the
+        # journal (waits for a live writer, refuses one that a killed writer left behind).
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+        try:
+            conn.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            why = ("was left mid-update by a writer that stopped" if "readonly" in str(exc)
+                   else f"cannot be read ({exc})")
+            raise IndexError_(f"{path} {why}: run hindex in the write view, or horma index") from None
+    else:
+        os.makedirs(folder, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+        try:
+            conn.execute("PRAGMA journal_mode=DELETE")  # one file at rest: a read-only view can open it
+            # No fsync: a killed process still leaves a journal that rolls its transaction back; only
+            # an OS crash could damage the file, and the index is derived: horma index --rebuild.
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.executescript(_SCHEMA)
+            row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO meta VALUES('version', ?)", (SCHEMA_VERSION,))
+            elif row[0] in _UPGRADES:
+                conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
+            elif row[0] != SCHEMA_VERSION:
+                raise IndexError_(f"{path} is index version {row[0]}, this horma writes {SCHEMA_VERSION}: "
+                                  "run horma index --rebuild")
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
+class SearchIndex:
+    """Writes to the index; every public method is meant to run inside :meth:`transaction`."""
+
+    def __init__(self, conn: sqlite3.Connection, encoder: Encoder | None = None):
+        self.conn = conn
+        self.encoder = encoder
+        self.embedded = 0  # vectors written through this object
+        self._seg_ids: dict[str, int] = {}
+        self._actors: set[str] | None = None
+
+    @classmethod
+    def open(cls, folder: str, encoder: Encoder | None = None) -> "SearchIndex":
+        """``encoder`` embeds every unit indexed through it (the host has one; a sandbox's ``hindex`` has
+        none, and the host's next sync embeds what it indexed)."""
+        return cls(connect(folder), encoder)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "SearchIndex":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self) -> "_Transaction":
+        return _Transaction(self.conn)
+
+    # -- raw segments ---------------------------------------------------------
+    def add_segment(self, rel: str, text: str) -> bool:
+        """Index the units of ``raw/<seg>/units.log`` (its whole text); False when already indexed.
+
+        Raw files are append-only, so a segment known at a smaller size gets
+        only its new lines; one that shrank or changed under us is refused.
+        """
+        data = text.encode("utf-8")
+        row = self.conn.execute("SELECT id, size, lines FROM segments WHERE path=?", (rel,)).fetchone()
+        if row is not None and row[1] == len(data):
+            return False
+        seg_id, known_lines = (row[0], row[2]) if row else (None, 0)
+        if row is not None and (row[1] > len(data)):
+            raise IndexError_(f"{rel} shrank since it was indexed: run horma index --rebuild")
+        if seg_id is None:
+            seg_id = self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,)).lastrowid
+        units, bodies, actors = [], [], set()
+        offset = 0
+        lineno = 0
+        for lineno, line in enumerate(text.split("\n"), 1):
+            width = len(line.encode("utf-8")) + 1
+            if lineno > known_lines:
+                unit = ht.parse_unit(line)
+                if unit is not None:
+                    uid, time, actor, body = unit
+                    units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}"),
+                                  zlib.crc32(body.encode("utf-8"))))
+                    bodies.append(body)
+                    if actor:
+                        actors.add(actor)
+            offset += width
+        lines = text.count("\n")  # the archive ends every line with one
+        rowids = []
+        for values, body in zip(units, bodies):
+            rowid = self.conn.execute(
+                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
+            ).lastrowid
+            self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
+            rowids.append(rowid)
+        if self.encoder is not None and rowids and self._vectors_current():
+            self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies)])
+        self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
+        years = {u[5][:4] for u in units if u[5][:4].isdigit()}
+        self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
+        self.conn.execute("UPDATE segments SET size=?, lines=? WHERE id=?", (len(data), lines, seg_id))
+        self._seg_ids[rel] = seg_id
+        return True
+
+    # -- vectors ----------------------------------------------------------------
+    def _vectors_current(self) -> bool:
+        """Whether the stored vectors are the encoder's: another model's are never mixed in (sync redoes them)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
+        if row is None and self.encoder is not None:
+            self.conn.execute("INSERT INTO meta VALUES('embed_model', ?)", (self.encoder.model_id,))
+            return True
+        return self.encoder is not None and row is not None and row[0] == self.encoder.model_id
+
+    def _put_vectors(self, rowids: list[int], texts: list[str]) -> None:
+        assert self.encoder is not None
+        for start in range(0, len(texts), EMBED_BATCH):
+            coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
+            self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
+                                  [(r, q, sc) for r, (q, sc) in zip(rowids[start:start + EMBED_BATCH], coded)])
+            self.embedded += len(coded)
+
+    def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every indexed unit that has no vector of the encoder's model (after a model change, a
+        sandbox's ``hindex`` or an index from before vectors); returns how many were embedded."""
+        if self.encoder is None:
+            return 0
+        if not self._vectors_current():
+            self.conn.execute("DELETE FROM vectors")
+            self.conn.execute("UPDATE meta SET value=? WHERE key='embed_model'", (self.encoder.model_id,))
+        missing = self.conn.execute(
+            "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
+            "LEFT JOIN vectors v ON v.unit = u.id WHERE v.unit IS NULL ORDER BY u.id").fetchall()
+        files: dict = {}
+        try:
+            for start in range(0, len(missing), EMBED_BATCH):
+                batch = missing[start:start + EMBED_BATCH]
+                texts = []
+                for _, path, offset in batch:
+                    unit = ht.parse_unit(read_line(root, path, offset, files))
+                    texts.append(embed_text(unit[2], unit[3]) if unit else "")
+                self._put_vectors([b[0] for b in batch], texts)
+                if progress is not None:
+                    progress(min(start + EMBED_BATCH, len(missing)), len(missing))
+        finally:
+            for fh in files.values():
+                fh.close()
+        return len(missing)
+
+    # -- notes ----------------------------------------------------------------
+    def put_note(self, rel: str, text: str) -> None:
+        """(Re)index one note; a line whose text is unchanged keeps its row, even when it moved.
+
+        A page that gains a source grows its front matter and shifts every body
+        line: matched by text, those lines only get their new line number.
+        """
+        title, sources, body_start = front_matter(text)
+        kind = note_kind(rel)
+        lines = text.split("\n")
+        row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()
+        old: dict[str, list[tuple[int, int]]] = {}  # text -> [(row id, line number)]
+        if row is None:
+            note_id = self.conn.execute("INSERT INTO notes(path, kind, title) VALUES(?,?,?)",
+                                        (rel, kind, title)).lastrowid
+        else:
+            note_id = row[0]
+            for lid, n, t in self.conn.execute("SELECT id, lineno, text FROM note_lines WHERE note=?", (note_id,)):
+                old.setdefault(t, []).append((lid, n))
+            if row[1] != title:  # every row carries the title: re-index them all
+                for t, rows in old.items():
+                    for lid, _ in rows:
+                        self._drop_line(lid, row[1], t)
+                old = {}
+                self.conn.execute("UPDATE notes SET title=?, kind=? WHERE id=?", (title, kind, note_id))
+        single = sources[0] if len(sources) == 1 else None
+        moved = []
+        for n in range(body_start, len(lines)):
+            t = lines[n]
+            line = t.strip()
+            if not line or not any(c.isalnum() for c in line):
+                continue
+            rows = old.get(t)
+            if rows:
+                lid, was = rows.pop()
+                if was != n + 1:
+                    moved.append((n + 1, lid))
+                continue
+            lid = self.conn.execute("INSERT INTO note_lines(note, lineno, text) VALUES(?,?,?)",
+                                    (note_id, n + 1, t)).lastrowid
+            self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, t))
+            cited = self._cited_units(t, single)
+            if cited:
+                self.conn.executemany("INSERT INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u in cited])
+                days = {f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "")
+                        for y, mo, d in query_dates(ht.words(t)) if y}
+                self.conn.executemany("INSERT INTO unit_dates(line, unit, day) VALUES(?,?,?)",
+                                      [(lid, u, day) for u in cited for day in days])
+        for t, rows in old.items():  # lines no longer in the note
+            for lid, _ in rows:
+                self._drop_line(lid, title, t)
+        if moved:
+            self.conn.executemany("UPDATE note_lines SET lineno=? WHERE id=?", moved)
+
+    def remove_note(self, rel: str) -> None:
+        row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()
+        if row is None:
+            return
+        for lid, t in self.conn.execute("SELECT id, text FROM note_lines WHERE note=?", (row[0],)).fetchall():
+            self._drop_line(lid, row[1], t)
+        self.conn.execute("DELETE FROM notes WHERE id=?", (row[0],))
+
+    def _drop_line(self, lid: int, title: str, text: str) -> None:
+        self.conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
+                          (lid, title, text))
+        self.conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
+        self.conn.execute("DELETE FROM cites WHERE line=?", (lid,))
+        self.conn.execute("DELETE FROM unit_dates WHERE line=?", (lid,))
+
+    def _seg_id(self, rel: str) -> int | None:
+        sid = self._seg_ids.get(rel)
+        if sid is None:
+            row = self.conn.execute("SELECT id FROM segments WHERE path=?", (rel,)).fetchone()
+            if row is None:
+                return None
+            sid = self._seg_ids[rel] = row[0]
+        return sid
+
+    def _cited_units(self, line: str, single_source: str | None) -> list[int]:
+        """Units a note line cites: ``(raw/<seg>/units.log:N)``, or ``(line N)`` in a one-segment note."""
+        out = []
+        for path, n in citations(line, single_source):
+            sid = self._seg_id(path)
+            if sid is None:
+                continue
+            row = self.conn.execute("SELECT id FROM units WHERE seg=? AND lineno=?", (sid, n)).fetchone()
+            if row is not None:
+                out.append(row[0])
+        return out
+
+    # -- whole workspace --------------------------------------------------------
+    def indexed_notes(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT path FROM notes")}
+
+    def sync(self, root: str, rebuild: bool = False, progress: Callable[[int, int], None] | None = None) -> dict:
+        """Bring the index up to date with ``raw/`` and ``notes/`` (``hindex``); ``rebuild`` starts empty.
+
+        With an encoder, every unit ends with a vector of its model (``embedded`` counts those written).
+        """
+        before = self.embedded
+        with self.transaction():
+            if rebuild:
+                for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
+                              "unit_dates", "vectors"):
+                    self.conn.execute(f"DELETE FROM {table}")
+                for fts in ("unit_text", "note_text"):
+                    self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
+                self._seg_ids.clear()
+            segments = 0
+            known = dict(self.conn.execute("SELECT path, size FROM segments"))
+            raw_dir = os.path.join(root, RAW_DIR)
+            for seg in sorted(os.listdir(raw_dir)) if os.path.isdir(raw_dir) else []:
+                rel = segment_file(seg)
+                src = os.path.join(root, rel)
+                if inside(root, src) and os.path.isfile(src) and known.get(rel) != os.path.getsize(src):
+                    with open(src, encoding="utf-8", errors="replace", newline="") as fh:
+                        segments += self.add_segment(rel, fh.read())
+            seen = set()
+            notes_dir = os.path.join(root, NOTES_DIR)
+            for d, dirs, names in os.walk(notes_dir):
+                dirs.sort()
+                for n in sorted(names):
+                    full = os.path.join(d, n)
+                    if n.endswith(".md") and inside(root, full) and os.path.isfile(full):
+                        rel = os.path.relpath(full, root).replace(os.sep, "/")
+                        with open(full, encoding="utf-8", errors="replace", newline="") as fh:
+                            self.put_note(rel, fh.read())
+                        seen.add(rel)
+            gone = self.indexed_notes() - seen
+            for rel in sorted(gone):
+                self.remove_note(rel)
+            self.embed_missing(root, progress)
+        if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
+            for fts in ("unit_text", "note_text"):
+                self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+            self.conn.execute("VACUUM")
+        return {"segments": segments, "notes": len(seen), "removed": len(gone), "embedded": self.embedded - before}
+
+
+class _Transaction:
+    def __init__(self, conn: sqlite3.Connection, encoder: Encoder | None = None):
+        self.conn = conn
+        self.encoder = encoder
+        self.embedded = 0  # vectors written through this object
+        self.outer = False
+
+    def __enter__(self) -> None:
+        self.outer = not self.conn.in_transaction
+        if self.outer:
+            self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, *exc: object) -> None:
+        if not self.outer:
+            return
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

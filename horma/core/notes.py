@@ -1,0 +1,89 @@
+"""The note format as the index reads it: kind, front matter (title, sources) and citations.
+
+A citation is ``(raw/<seg>/units.log:N)`` anywhere in a line, or ``(line N)``
+in a note with a single source. The full YAML reading of a note (every
+front-matter key, validation) is ``horma.workspace.parse_note`` on the host;
+this is the tolerant subset the index and ``horma forget`` need, stdlib only.
+"""
+
+from __future__ import annotations
+
+def note_kind(rel: str) -> str:
+    """``notes/people/ada.md`` -> ``people``; ``notes/timeline.md`` -> ``timeline``."""
+    parts = rel.split("/")
+    if len(parts) >= 3:
+        return parts[1]
+    return parts[-1][:-3] if parts[-1].endswith(".md") else parts[-1]
+
+
+def _unquote(value: str) -> str:
+    """A front-matter scalar: JSON-quoted (what Note.render writes), YAML single-quoted, or plain."""
+    value = value.strip()
+    if value.startswith('"'):
+        import json  # only writers parse front matter; a search never imports it
+
+        try:
+            return str(json.loads(value))
+        except ValueError:
+            return value.strip('"')
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value
+
+
+def front_matter(text: str) -> tuple[str, list[str], int]:
+    """(title, raw source paths, index of the first body line) of a note; tolerant of hand edits."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return "", [], 0
+    title, sources = "", []
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if line.strip() == "---":
+            return title, sources, i + 1
+        if line.startswith("title:"):
+            title = _unquote(line[6:])
+        else:
+            s = line.strip()
+            if s.startswith("- path:"):
+                sources.append(_unquote(s[7:]))
+    return title, [], 0  # no closing line: the whole file is body
+
+
+_NOT_IN_PATH = frozenset(" \t\n()[]")
+
+
+def citations(line: str, single_source: str | None = None) -> list[tuple[str, int]]:
+    """The raw lines ``line`` cites, as (units file, line number): every ``raw/<seg>/units.log:N``, and
+    with ``single_source`` (a note's one raw file) every ``(line N)``, which points into it."""
+    out = []
+    start = 0
+    while True:
+        i = line.find("raw/", start)
+        if i < 0:
+            break
+        j = line.find("/units.log:", i)
+        if j < 0:
+            break
+        k = j + len("/units.log:")
+        e = k
+        while e < len(line) and line[e].isdigit():
+            e += 1
+        if e > k and _NOT_IN_PATH.isdisjoint(line[i:j]):
+            out.append((line[i:j] + "/units.log", int(line[k:e])))
+        start = max(e, i + 4)
+    if single_source:
+        i = line.find("(line ")
+        while i >= 0:
+            k = e = i + 6
+            while e < len(line) and line[e].isdigit():
+                e += 1
+            if e > k and e < len(line) and line[e] == ")":
+                out.append((single_source, int(line[k:e])))
+            i = line.find("(line ", k)
+    return out
+
+
+def format_citation(path: str, lineno: int) -> str:
+    """The citation of one raw line, as notes write it: ``(raw/<seg>/units.log:N)``."""
+    return f"({path}:{lineno})"

@@ -1,0 +1,248 @@
+"""Ranking raw lines for a query over the index: what ``hsearch`` prints and the navigator selects."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from horma.core import text as ht
+from horma.core.dates import query_dates, ranges, relative_ranges
+
+# Ranking weights. A reply usually answers the turn before it, so a turn also
+# scores from its neighbours; sessions about the query lift their turns; a
+# question naming a speaker leans toward that speaker's own turns; a note line
+# that matches the query lends its score to the raw lines it cites.
+PREV_WEIGHT = 0.7
+NEXT_WEIGHT = 0.3
+SESSION_WEIGHT = 1.5
+SPEAKER_BOOST = 1.2
+DATE_WEIGHT = 1.0
+EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
+RECENCY = 0.3  # "latest", "currently", "still": later turns lean ahead (a knowledge update)
+_LATEST = frozenset(("latest", "current", "currently", "now", "recent", "recently", "newest", "anymore", "still"))
+MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat as the archive grows
+DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
+COST_POWER = 0.5
+# Meaning: the host hands in the units nearest the query in embedding space (``--near``) with their
+# cosine similarity; above SEM_FLOOR a similarity scores up to SEM_WEIGHT times the best BM25 match
+# (linearly, the best neighbour scoring most), and then counts like a match: neighbours, sessions.
+SEM_WEIGHT = 1.0
+SEM_FLOOR = 0.2
+# Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
+# units the note line cites; the folder names lend a matching note line's score to the units it cites.
+# Measured on both dev splits (docs/benchmarks.md, "note layers"): dates help LoCoMo's dated questions
+# and change nothing where no question names a date; lending words dilutes the ranking (people,
+# topics, sessions: LoCoMo -0.01 to -0.15 at 300 tokens) or helps LoCoMo a little and hurts
+# LongMemEval (entities: +0.008 / -0.015), so only dates are on by default.
+LAYERS = ("dates", "people", "entities", "topics", "sessions", "timeline")
+DEFAULT_LAYERS = ("dates",)
+LEND_WEIGHT = 0.2
+
+
+class Hit:
+    __slots__ = ("id", "seg", "path", "lineno", "offset", "uid", "actor", "time", "cost", "digest", "score")
+
+    def __init__(self, row: tuple):
+        self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost, self.digest = row
+        self.path = ""
+        self.score = 0.0
+
+
+def query_words(query: str) -> list[str]:
+    """Distinct lower-cased words of the query without stop words."""
+    return [w for w in dict.fromkeys(ht.words(query)) if w not in ht.STOPWORDS]
+
+
+def _match(words: list[str]) -> str:
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+def _ids(ids) -> str:
+    return "[" + ",".join(str(i) for i in ids) + "]"
+
+
+def _distinct(hits: list[Hit]) -> list[Hit]:
+    """Each text once (the best-ranked copy): a repeated line spends budget and tells nothing new."""
+    seen: set[int] = set()
+    out = []
+    for h in hits:
+        if h.digest not in seen:  # CRC-32 of the text: a clash among one query's few hundred hits is unlikely
+            seen.add(h.digest)
+            out.append(h)
+    return out
+
+
+class Searcher:
+    """Ranks raw lines for a query; reads only the postings the query's words match."""
+
+    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS,
+                 note_weights: dict[str, float] | None = None):
+        self.conn = conn
+        self.layers = layers
+        self.weights = {k: LEND_WEIGHT for k in LAYERS if k != "dates"}
+        self.weights.update(note_weights or {})
+        self._actor_words: dict[str, str] | None = None
+
+    def actor_words(self) -> dict[str, str]:
+        if self._actor_words is None:
+            self._actor_words = {}
+            for (name,) in self.conn.execute("SELECT name FROM actors"):
+                for w in ht.words(name):
+                    self._actor_words.setdefault(w, name)
+        return self._actor_words
+
+    def rank(self, query: str, near: dict[int, float] | None = None, today: str | None = None) -> list[Hit]:
+        """Raw lines, best first: the scored matches, then the rest of the best sessions (score 0).
+
+        ``near`` maps unit row ids to their cosine similarity with the query (the host's embedding
+        search); without it the ranking is lexical. ``today`` (YYYY-MM-DD) is the date the question is
+        asked on, which relative times in it count from.
+        """
+        words = query_words(query)
+        actors = self.actor_words()
+        named = {actors[w] for w in words if w in actors}
+        rest = [w for w in words if w not in actors]
+        if rest:
+            words = rest
+        if not words and not near:
+            return []
+        match = _match(words) if words else ""
+        base: dict[int, float] = {}
+        if match:
+            for rowid, score in self.conn.execute(
+                    "SELECT rowid, -bm25(unit_text) FROM unit_text WHERE unit_text MATCH ? ORDER BY rank LIMIT ?",
+                    (match, MATCH_LIMIT)):
+                base[rowid] = score
+        scale = max(base.values(), default=1.0)
+        if near:
+            top_sim = max(near.values())
+            span = max(top_sim - SEM_FLOOR, 1e-6)
+            for rowid, sim in near.items():
+                if sim > SEM_FLOOR:
+                    base[rowid] = base.get(rowid, 0.0) + SEM_WEIGHT * scale * (sim - SEM_FLOOR) / span
+        routed = self._routed(match, scale) if match else {}
+        dated = self._dated(query, today)
+        if len(dated) > DATE_CAP:
+            dated &= set(base)
+        wanted = set(base) | set(routed) | dated
+        wanted |= {i + 1 for i in base} | {i - 1 for i in base}
+        if not wanted:
+            return []
+        hits: dict[int, Hit] = {}
+        for row in self.conn.execute(
+                "SELECT id, seg, lineno, offset, uid, actor, time, cost, digest FROM units "
+                "WHERE id IN (SELECT value FROM json_each(?))", (_ids(wanted),)):
+            hits[row[0]] = Hit(row)
+        session: dict[int, float] = {}
+        for rowid, score in base.items():
+            h = hits.get(rowid)
+            if h is not None:
+                session[h.seg] = session.get(h.seg, 0.0) + score
+        top = max(session.values(), default=0.0) or 1.0
+        costs = sorted(h.cost for h in hits.values())
+        typical = max(costs[len(costs) // 2], 1)
+        ranked = []
+        for h in hits.values():
+            lent = 0.0
+            prev, nxt = hits.get(h.id - 1), hits.get(h.id + 1)
+            if prev is not None and prev.seg == h.seg:
+                lent += PREV_WEIGHT * base.get(prev.id, 0.0)
+            if nxt is not None and nxt.seg == h.seg:
+                lent += NEXT_WEIGHT * base.get(nxt.id, 0.0)
+            s = base.get(h.id, 0.0) + (lent + routed.get(h.id, 0.0)) / max(1.0, h.cost / typical) ** COST_POWER
+            if h.id in dated:
+                s += DATE_WEIGHT * scale
+            if s <= 0:
+                continue
+            if h.actor in named:
+                s *= SPEAKER_BOOST
+            h.score = s + SESSION_WEIGHT * session.get(h.seg, 0.0) / top
+            ranked.append(h)
+        if RECENCY and _LATEST & set(ht.words(query)) and ranked:
+            times = sorted({h.time for h in ranked})
+            order = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
+            for h in ranked:
+                h.score *= 1.0 + RECENCY * order[h.time]
+        paths = dict(self.conn.execute("SELECT id, path FROM segments WHERE id IN (SELECT value FROM json_each(?))",
+                                       (_ids({h.seg for h in ranked}),)))
+        for h in ranked:
+            h.path = paths[h.seg]
+        ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
+        return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
+
+    def _rest_of_sessions(self, ranked: list[Hit], session: dict[int, float], paths: dict[int, str]) -> list[Hit]:
+        """The unmatched turns of the best-scoring sessions, best session first, each in archive order.
+
+        They rank below every match, so they only fill a budget the matches
+        leave free; what a session says around a match is often the answer.
+        """
+        best = sorted(session, key=lambda sid: -session[sid])[:EXPAND_SESSIONS]
+        if not best:
+            return []
+        have = {h.id for h in ranked}
+        order = {sid: i for i, sid in enumerate(best)}
+        rest = []
+        for row in self.conn.execute(
+                "SELECT id, seg, lineno, offset, uid, actor, time, cost, digest FROM units "
+                "WHERE seg IN (SELECT value FROM json_each(?))", (_ids(best),)):
+            if row[0] not in have:
+                h = Hit(row)
+                h.path = paths.get(h.seg) or self.conn.execute(
+                    "SELECT path FROM segments WHERE id=?", (h.seg,)).fetchone()[0]
+                paths[h.seg] = h.path
+                rest.append(h)
+        rest.sort(key=lambda h: (order[h.seg], h.lineno))
+        return rest
+
+    def _dated(self, query: str, today: str | None = None) -> set[int]:
+        """Units from the days or months the query names (a question about a date leans toward it),
+        relative ones ("10 days ago", "last Saturday") counted from ``today``, the question's date."""
+        words = ht.words(query)
+        dates = query_dates(words)
+        spans = relative_ranges(words, today) if today else []
+        if not dates and not spans:
+            return set()
+        years = [r[0] for r in self.conn.execute("SELECT year FROM years ORDER BY year")] if dates else []
+        out: set[int] = set()
+        for lo, hi in ranges(dates, years) + spans:
+            out.update(r[0] for r in self.conn.execute(
+                "SELECT id FROM units WHERE time >= ? AND time < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
+            if "dates" in self.layers:  # dates the notes anchored ("yesterday = 7 May 2023") cite units too
+                out.update(r[0] for r in self.conn.execute(
+                    "SELECT unit FROM unit_dates WHERE day >= ? AND day < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
+        return out
+
+    def _routed(self, match: str, scale: float) -> dict[int, float]:
+        """Score each raw unit gets from the note lines (of the active layers) that cite it.
+
+        A note line's score is taken relative to the best note line and then
+        to the best raw line (``scale``), so a weight means the same whatever
+        the two indexes' score ranges are.
+        """
+        active = [k for k in self.layers if self.weights.get(k, 0.0) > 0]
+        if not active:
+            return {}
+        out: dict[int, float] = {}
+        lines: dict[int, float] = {}
+        for rowid, score in self.conn.execute(
+                "SELECT rowid, -bm25(note_text) FROM note_text WHERE note_text MATCH ?", (match,)):
+            lines[rowid] = score
+        if not lines:
+            return out
+        top = (max(lines.values()) or 1.0) / scale
+        for lid, kind, unit in self.conn.execute(
+                "SELECT c.line, n.kind, c.unit FROM cites c JOIN note_lines l ON l.id = c.line "
+                "JOIN notes n ON n.id = l.note WHERE c.line IN (SELECT value FROM json_each(?))", (_ids(lines),)):
+            w = self.weights.get(kind, 0.0) if kind in active else 0.0
+            if w:
+                out[unit] = out.get(unit, 0.0) + w * lines[lid] / top
+        return out
+
+    def note_lines(self, query: str, n: int) -> list[tuple[str, int, str]]:
+        """The ``n`` best-matching note lines as (path, line number, text)."""
+        words = query_words(query)
+        if not words or n <= 0:
+            return []
+        return self.conn.execute(
+            "SELECT n.path, l.lineno, l.text FROM note_text f JOIN note_lines l ON l.id = f.rowid "
+            "JOIN notes n ON n.id = l.note WHERE note_text MATCH ? ORDER BY bm25(note_text), n.path, l.lineno "
+            "LIMIT ?", (_match(words), n)).fetchall()

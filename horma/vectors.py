@@ -1,0 +1,95 @@
+"""Semantic neighbours of a query among a workspace's units: the vectors the index holds, searched on the host.
+
+The index keeps one int8 vector per unit (``horma.core.index``); a process
+loads them once into one matrix and then only the rows added since (units
+are only ever appended; a rebuild or ``horma forget`` changes the count and
+reloads all). A query is one matrix-vector product: at 10^5 units a
+150 MB float32 matrix and a few milliseconds. Past 10^6 units an approximate index
+(usearch, sqlite-vec, FAISS) would take over; see docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from horma.core import index as hi
+from horma.embed import Embedder, default_embedder
+
+NEAR_K = 64  # neighbours handed to hsearch: more than a 1000-token context holds
+
+
+@dataclass
+class _Table:
+    model: str = ""
+    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    m: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # unit-length rows
+
+
+_tables: dict[str, _Table] = {}
+_lock = threading.Lock()
+# What a long-running server keeps loaded (float32, 1.5 KB a unit at 384 dimensions): the least
+# recently used workspaces go first; a later query reloads them from the index.
+_MAX_ROWS = 1_000_000
+
+
+def _load(folder: str, conn: sqlite3.Connection) -> _Table:
+    """The folder's vectors, topped up with rows added since the last call (reloaded when any went)."""
+    row = conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
+    model = row[0] if row else ""
+    count, top = conn.execute("SELECT count(*), coalesce(max(unit), 0) FROM vectors").fetchone()
+    with _lock:
+        t = _tables.pop(folder, None) or _Table()
+        known_top = int(t.ids[-1]) if len(t.ids) else 0
+        if t.model != model or len(t.ids) > count or known_top > top or (
+                len(t.ids) < count and conn.execute("SELECT count(*) FROM vectors WHERE unit <= ?",
+                                                    (known_top,)).fetchone()[0] != len(t.ids)):
+            t, known_top = _Table(model=model), 0
+        if len(t.ids) < count:
+            rows = conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ? ORDER BY unit",
+                                (known_top,)).fetchall()
+            if rows:
+                ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+                q = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.int8).reshape(len(rows), -1)
+                m = q.astype(np.float32) * np.fromiter((r[2] for r in rows), dtype=np.float32,
+                                                        count=len(rows))[:, None]
+                t.ids = np.concatenate([t.ids, ids])
+                t.m = m if not len(t.m) else np.concatenate([t.m, m])
+        _tables[folder] = t
+        while len(_tables) > 1 and sum(len(x.ids) for x in _tables.values()) > _MAX_ROWS:
+            _tables.pop(next(iter(_tables)))
+        return t
+
+
+def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> dict[int, float]:
+    """The ``k`` units (index row ids) most similar to ``query``, with their cosine similarity.
+
+    Empty when the index holds no vectors, or holds another model's (``horma index`` re-embeds them).
+    """
+    if not os.path.isfile(os.path.join(folder, hi.DB_NAME)):
+        return {}
+    embedder = embedder or default_embedder()
+    conn = hi.connect(folder, readonly=True)
+    try:
+        try:
+            t = _load(folder, conn)
+        except sqlite3.OperationalError:  # an index from before vectors: nothing to add
+            return {}
+    finally:
+        conn.close()
+    if not len(t.ids) or t.model != embedder.model_id:
+        return {}
+    sims = t.m @ embedder.embed([query])[0]
+    k = min(k, len(sims))
+    top = np.argpartition(-sims, k - 1)[:k]
+    top = top[np.argsort(-sims[top])]
+    return {int(t.ids[i]): round(float(sims[i]), 4) for i in top}
+
+
+def format_near(near: dict[int, float]) -> str:
+    """``near`` as hsearch's ``--near`` argument: ``rowid:similarity`` pairs, best first."""
+    return ",".join(f"{i}:{s:.3f}" for i, s in near.items())

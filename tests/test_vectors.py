@@ -298,3 +298,19 @@ def test_recall_before_and_after_a_rebuild_is_the_same(memory):
     assert time.monotonic() - t0 < 60
     after = memory.recall("Which pet do I have?", budget=40)
     assert after.refs == before.refs and "A:4" in after.refs
+
+
+def test_a_note_an_agent_wrote_is_recalled_and_a_regenerated_one_only_routes(memory):
+    """notes/preferences.md is someone's own memory: its answering line enters the context."""
+    ws = memory.workspace
+    (ws.root / "notes" / "preferences.md").write_text(
+        "---\ntitle: Preferences\nsources: []\nlinks: []\n---\n- allergic to peanuts and shellfish\n"
+        "- prefers window seats on long flights\n", encoding="utf-8")
+    from horma.index import rebuild as sync
+
+    sync(ws, full=False)
+    got = memory.recall("Which foods am I allergic to?", budget=60)
+    assert any(i.path == "notes/preferences.md" for i in got.items), got.text
+    assert "peanuts" in got.text and "window seats" not in got.text
+    other = memory.recall("What did my sister call about?", budget=60)
+    assert not any(i.path.startswith("notes/") for i in other.items)  # no note line answers it

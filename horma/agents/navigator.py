@@ -3,9 +3,10 @@
 It acts only through the sandbox (``hsearch``, or ``grep`` when the workspace
 has no search index) and the two terminal actions ``select`` and ``done``,
 and records every action in the trajectory format an LLM retriever writes,
-so its traces can later teach a small retriever. It selects raw lines, never
-notes: the context must carry the turns verbatim, with their provenance.
-The notes take part through ``hsearch``: entity notes route a query to the
+so its traces can later teach a small retriever. It selects raw lines, with
+their provenance, and the lines of notes someone wrote (an agent's
+preferences note, a person's own page) that answer the question; the notes
+the manager regenerates from raw only route. They take part through ``hsearch``: entity notes route a query to the
 raw lines they cite, dates the session notes anchored route a dated question
 to the turns they happened in, and after its matches ``hsearch`` offers the
 rest of the best sessions; ``layers`` picks the note layers (for ablations).
@@ -21,21 +22,22 @@ from horma.core import text as ht
 from horma.core.text import count_tokens
 from horma.sandbox.views import index_dir
 from horma.vectors import format_near, nearest
-from horma.workspace import RAW_DIR, WorkspaceError, parse_raw_line
+from horma.workspace import NOTES_DIR, RAW_DIR, WorkspaceError, parse_raw_line
 
 HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
 PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap (about 200 --refs rows)
 MIN_ROOM = 8  # below this many tokens no turn fits: stop searching
 MAX_PAGES = 50
 GREP_TERMS = 12
+OWN_LINES = 3  # lines of notes someone wrote (an agent's preferences note) a context may open with
 
 
 def _hits(output: str) -> Iterable[tuple[str, int, str]]:
-    """``path:line:raw line`` rows of raw files, in the order printed."""
+    """``path:line:raw line`` rows of raw files and notes, in the order printed."""
     for row in output.splitlines():
         path, _, rest = row.partition(":")
         num, _, line = rest.partition(":")
-        if path.startswith(f"{RAW_DIR}/") and num.isdigit():
+        if path.startswith((f"{RAW_DIR}/", f"{NOTES_DIR}/")) and num.isdigit():
             yield path, int(num), line
 
 
@@ -139,7 +141,8 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
         if context.room < MIN_ROOM:
             break
         # the query reaches hsearch on stdin (a here-string): no command-line limit caps its size
-        cmd = (f"hsearch --refs --budget {context.room} --max-chars {page_chars} {route}--skip {skip} -n 0 --stdin "
+        own = f"--own {OWN_LINES} " if skip == 0 else ""
+        cmd = (f"hsearch --refs --budget {context.room} --max-chars {page_chars} {route}{own}--skip {skip} -n 0 --stdin "
                f"<<< {shlex.quote(context.query)}")
         res = sandbox.exec(cmd)
         trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,

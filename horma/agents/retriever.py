@@ -169,8 +169,12 @@ class LLMRetrieverPolicy:
     def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
         from horma.agents.loop import RunLimits, run_agent
 
+        from horma.sandbox.views import index_dir
+        from horma.vectors import nearest_lines
+
         ctx = context
-        system, task = retriever_prompts(ctx.query, ctx.budget)
+        near = nearest_lines(str(index_dir(retriever.workspace.root)), ctx.query, NEAR_IN_PROMPT)
+        system, task = retriever_prompts(ctx.query, ctx.budget, near=near, asked=ctx.asked)
         result = run_agent(retriever.llm, sandbox, role="retriever", system=system, task=task,
                            tools=retriever_tools(sandbox, ctx),
                            limits=retriever.limits or RunLimits(), trajectory_dir=retriever.workspace.trajectories,
@@ -182,12 +186,21 @@ class LLMRetrieverPolicy:
         ctx.trace = retriever.workspace.rel(result.trajectory)
 
 
-def retriever_prompts(query: str, budget: int) -> tuple[str, str]:
-    """The LLM retriever's system prompt and task message (training data renders the same ones)."""
+NEAR_IN_PROMPT = 8  # lines nearest the query in meaning that the LLM retriever's task names
+
+
+def retriever_prompts(query: str, budget: int, near: list[tuple[str, int, float]] | None = None,
+                      asked: str | None = None) -> tuple[str, str]:
+    """The LLM retriever's system prompt and task message (training data renders the same ones).
+
+    ``near``: raw lines nearest the query by meaning, which the host embedded (the model never runs
+    in the sandbox, so the agent's own ``hsearch`` ranks by words and dates); ``asked``: the question's
+    date, for ``hsearch --today``.
+    """
     from horma.prompts import render_prompt
 
     return (render_prompt("retriever", budget=budget, helpers=sandbox_helpers()),
-            render_prompt("retriever_task", query=query, budget=budget))
+            render_prompt("retriever_task", query=query, budget=budget, near=near or [], asked=asked))
 
 
 def retriever_tools(box: Sandbox, ctx: Context) -> list["Tool"]:

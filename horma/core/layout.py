@@ -16,6 +16,9 @@ INDEX_FILE = "INDEX.md"
 UNITS_FILE = "units.log"
 INDEX_SUBDIR = "index"  # under .horma/: the search index, the one metadata folder a sandbox sees
 INDEX_ENV = "HORMA_INDEX"  # where the helpers find the index inside a sandbox
+# What the heuristic manager regenerates from raw (notes/<kind>/... or notes/<kind>.md): every other note
+# is someone's own writing (an agent through the memory tool, an LLM manager, a person) and is recalled.
+MANAGER_KINDS = frozenset(("people", "entities", "topics", "sessions", "timeline", "state"))
 
 
 def workspace_root() -> str:

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Vector search at scale: how the exact search over a workspace's unit vectors grows with the archive.
+
+Why: recall embeds the query and multiplies it with every unit vector of the
+workspace (horma/vectors.py). That is exact and simple; this script measures
+where it stops being cheap, so the docs can say when an approximate index
+(usearch, sqlite-vec, FAISS) must take over.
+
+For each size N it writes N int8 vectors into a fresh index database (the
+schema horma/core/index.py creates), made from real embeddings of the
+--data file's turns (LoCoMo format), repeated with a small random rotation
+of the int8 codes so no two rows are equal, then reports:
+
+- cold load ms: the first query of a process, which reads every vector;
+- warm top-k ms p50/p95: later queries (matrix product and top-k only; the
+  query is embedded once beforehand, so the model's own cost is apart: see
+  "query embed ms");
+- memory MB of the loaded float32 matrix; index bytes per unit.
+
+Example: python bench/vectors.py --data ../shared/data/locomo/locomo_dev.json --sizes 1000,10000,100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from horma.bench.locomo import load_locomo
+from horma.core import index as hi
+from horma.core.vectors import embed_text
+from horma.embed import default_embedder
+from horma.vectors import _tables, nearest
+
+
+def build(folder: Path, codes: list[tuple[bytes, float]], n: int, model_id: str) -> None:
+    conn = hi.connect(str(folder))
+    rng = np.random.default_rng(0)
+    with conn:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES('embed_model', ?)", (model_id,))
+        rows = []
+        for i in range(n):
+            q, scale = codes[i % len(codes)]
+            if i >= len(codes):  # a copy: shift a few codes so rows differ
+                arr = np.frombuffer(q, dtype=np.int8).copy()
+                arr[rng.integers(0, len(arr), 4)] += 1
+                q = arr.tobytes()
+            rows.append((i + 1, q, scale))
+            if len(rows) == 10_000:
+                conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)", rows)
+                rows = []
+        conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)", rows)
+    conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", required=True, help="LoCoMo-format file whose turns give the vectors")
+    p.add_argument("--sizes", default="1000,10000,100000", help="comma list of unit counts")
+    p.add_argument("--queries", type=int, default=50, help="warm queries per size")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    args = p.parse_args(argv)
+    convs = load_locomo(args.data)
+    units = [u for c in convs for u in c.units()]
+    emb = default_embedder()
+    t0 = time.perf_counter()
+    codes = emb.quantize([embed_text(u.actor, u.text) for u in units])
+    embed_rate = len(units) / (time.perf_counter() - t0)
+    questions = [qa.question for c in convs for qa in c.qa][: args.queries]
+    t0 = time.perf_counter()
+    for q in questions:
+        emb.embed([q])
+    query_ms = (time.perf_counter() - t0) * 1000 / len(questions)
+    report = {"embed_units_per_s": round(embed_rate, 1), "query_embed_ms": round(query_ms, 2), "sizes": []}
+    for n in [int(x) for x in args.sizes.split(",")]:
+        with tempfile.TemporaryDirectory(prefix="horma-vec-") as tmp:
+            folder = Path(tmp)
+            build(folder, codes, n, emb.model_id)
+            _tables.clear()
+            t0 = time.perf_counter()
+            nearest(str(folder), questions[0], embedder=emb)
+            cold = (time.perf_counter() - t0) * 1000 - query_ms
+            warm = []
+            for q in questions:
+                qv = emb.embed([q])  # outside the timing: the model's cost is reported apart
+                t0 = time.perf_counter()
+                t = _tables[str(folder)]
+                sims = t.m @ qv[0]
+                k = min(64, len(sims))
+                top = np.argpartition(-sims, k - 1)[:k]
+                top[np.argsort(-sims[top])]
+                warm.append((time.perf_counter() - t0) * 1000)
+            warm.sort()
+            db = folder / hi.DB_NAME
+            report["sizes"].append({
+                "units": n, "cold_load_ms": round(cold, 1),
+                "warm_p50_ms": round(statistics.median(warm), 2), "warm_p95_ms": round(warm[int(0.95 * len(warm))], 2),
+                "matrix_mb": round(_tables[str(folder)].m.nbytes / 1e6, 1),
+                "index_bytes_per_unit": round(db.stat().st_size / n, 1)})
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    out = Console(width=None if sys.stdout.isatty() else 120)
+    table = Table(title=f"exact vector search (embedding: {report['embed_units_per_s']} units/s; "
+                        f"a query {report['query_embed_ms']} ms)")
+    for col in ("units", "cold load ms", "warm top-64 p50 ms", "p95 ms", "matrix MB", "index bytes/unit"):
+        table.add_column(col, justify="right")
+    for r in report["sizes"]:
+        table.add_row(f"{r['units']:,}", f"{r['cold_load_ms']:.0f}", f"{r['warm_p50_ms']:.2f}",
+                      f"{r['warm_p95_ms']:.2f}", f"{r['matrix_mb']:.0f}", f"{r['index_bytes_per_unit']:.0f}")
+    out.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

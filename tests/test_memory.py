@@ -393,7 +393,7 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
         mem.record(SESSION_2, slug="trip")
         page = ws_root / "notes/people/ana/2024-01.md"  # Ana spoke in two months: a summary and pages
         summary = ws_root / "notes/people/ana.md"
-        edited = page.read_text().replace("her name is Gull.", "her name is Gull. (she is blue)")
+        edited = page.read_text().replace(") Ana\n", ") Ana (she is blue)\n", 1)  # a remark on one mention
         page.write_text(edited + "- a line the user added by hand\n")
         summary_before = summary.read_text()
         porto = ws_root / "notes/entities/porto.md"

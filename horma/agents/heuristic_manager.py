@@ -22,15 +22,16 @@ the one that works in the sandbox's write view.
 What it writes for each new raw segment:
 
 - ``notes/sessions/<segment>.md``: date, participants, key phrases, one line per
-  turn (a gist, or the verbatim text with ``verbatim_quotes``) citing unit ids
-  and raw line numbers ``(line N)``, and relative dates anchored to the session date;
+  turn citing its unit id and raw line number ``(line N)`` with the relative dates
+  it names anchored to the session date ("yesterday = 7 May 2023"); its words
+  only with ``session_gists`` or ``verbatim_quotes``;
 - ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: every raw line
-  that mentions the person or named thing as
-  ``date id (raw/<seg>/units.log:N) speaker: words``; in the note itself while
+  that mentions the person or named thing, as a pointer
+  ``date id (raw/<seg>/units.log:N) speaker`` (the words stay in raw/); in the note itself while
   it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``).
   A name gets its note at its second mention (``.horma/names-once.jsonl``
   keeps the first until then);
-- ``notes/topics/<topic>.md``: the same for lines about family, work, hobbies, ...;
+- ``notes/topics/<topic>.md`` with ``topic_notes``: the same for lines about family, work, hobbies, ...;
 - ``notes/timeline.md``: one dated line per segment (paged by year once long); ``INDEX.md``;
 - ``notes/state.md`` with ``track_state``: when each person and name was last seen.
 
@@ -82,10 +83,14 @@ if TYPE_CHECKING:
 DEFAULT_OPTIONS: dict[str, bool | int] = {
     "entity_notes": True,
     "session_notes": True,
-    "topic_notes": True,
+    # keyword topics (family, work, ...) gained nothing on either dev split and were the largest notes; a
+    # skill can turn them back on
+    "topic_notes": False,
     "timeline": True,
     "anchor_relative_dates": True,
     "verbatim_quotes": False,
+    "quote_mentions": False,  # people/entity/topic pages cite lines; True copies their first words too
+    "session_gists": False,  # session notes list each turn by id and line; True adds its first words
     "keep_numbers": True,
     "track_state": False,
     "max_key_phrases": 12,
@@ -565,7 +570,9 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
     touched: dict[str, MentionNote] = {}
     for t in facts.turns:
         u = t.unit
-        line = f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}: {t.mention}"
+        # a pointer, not a copy: the words are in raw/, one hop away (quote_mentions puts them back)
+        line = (f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}: {t.mention}" if opts["quote_mentions"]
+                else f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}")
         targets: list[MentionNote] = []
         if opts["entity_notes"]:
             targets.append(book.mention_note("people", u.actor, f"person ({u.actor}'s own turns)"))
@@ -602,14 +609,21 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
     rows = []
     for t in turns:
         u = t.unit
-        text = " ".join(u.text.split()) if opts["verbatim_quotes"] else snippet(u.text, GIST_WORDS)
+        # what raw lacks (the dates a relative time means), not what it has: the words stay one hop away
+        # unless a skill asks for quotes (verbatim_quotes) or gists (session_gists)
+        if opts["verbatim_quotes"]:
+            text = ": " + " ".join(u.text.split())
+        elif opts["session_gists"]:
+            text = ": " + snippet(u.text, GIST_WORDS)
+        else:
+            text = ""
         extra = list(t.dates)
-        if opts["keep_numbers"] and not opts["verbatim_quotes"] and text.endswith("..."):
+        if opts["keep_numbers"] and text.endswith("..."):
             nums = numbers(u.text)
             if nums:
                 extra.append("numbers: " + " ".join(nums))
         tail = f" ({'; '.join(extra)})" if extra else ""
-        rows.append(f"- {u.id} (line {t.lineno}) {u.actor}: {text}{tail}")
+        rows.append(f"- {u.id} (line {t.lineno}) {u.actor}{text}{tail}")
     body = (
         f"# Session of {human_time(when)} ({when})\n\n"
         f"raw: {seg} (lines {turns[0].lineno}-{turns[-1].lineno}, units {units[0].id} .. {units[-1].id})\n"

@@ -26,7 +26,7 @@ COST_POWER = 0.5
 # Meaning: the host hands in the units nearest the query in embedding space (``--near``) with their
 # cosine similarity; above SEM_FLOOR a similarity scores up to SEM_WEIGHT times the best BM25 match
 # (linearly, the best neighbour scoring most), and then counts like a match: neighbours, sessions.
-SEM_WEIGHT = 1.0
+SEM_WEIGHT = 0.5
 SEM_FLOOR = 0.2
 SEM_RELATIVE = 1
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Ranking sweeps on the dev sets: horma's ranking and the flat baselines over workspaces built once.
+
+Why: a ranking change must be decided on every dev set (LoCoMo, LongMemEval,
+the assistant chats) and a LongMemEval haystack takes minutes to organize
+and embed. This script builds one workspace per conversation or question
+with the heuristic manager (kept in --workdir, reused on later runs), then
+scores the ranking ``hsearch`` prints (horma/core/search.py, run on the host
+with the same inputs the navigator hands it: the query's nearest units and
+the question's date) under each budget, filled as ``hsearch --budget`` fills
+it. ``--set NAME=VALUE`` overrides a ranking constant of horma.core.search for
+the run, so a sweep is one command per setting.
+
+Evidence recall counts evidence unit ids among the context's units (the
+navigator selects raw lines whole, so this equals bench/retrieval.py's strict
+figure up to repeated texts); the evidence share is the part of the context's
+tokens that are evidence turns. Flat baselines (horma/bench/flat.py: BM25,
+dense, hybrid over single turns) run on the same questions.
+
+Examples:
+  python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --budget 300,1000
+  python bench/ranking.py longmemeval /tmp/lme_dev_haystack.json --budget 3000 --per-type 8 --flat bm25,hybrid
+  python bench/ranking.py locomo bench/data/assistant_chats.json --categories 11,12,13,14,15,16 --set SEM_WEIGHT=1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from horma.agents.manager import Manager
+from horma.core import index as hi
+from horma.core import search
+from horma.core.text import count_tokens
+from horma.vectors import nearest
+from horma.workspace import Unit, Workspace
+
+console = Console(stderr=True)
+HEADER_COST, MIN_ROOM = 5, 8  # as hsearch --budget fills
+
+
+def plan(kind: str, data: str, categories: set[str], per_type: int) -> list[tuple[str, list, list[dict]]]:
+    """(workspace name, sessions as (slug, time, units), questions) for every conversation or question."""
+    out = []
+    if kind == "locomo":
+        from horma.bench.locomo import load_locomo, questions
+
+        for conv in load_locomo(data):
+            qs = [dict(q=q.question, ev=list(q.evidence), cat=str(q.category), asked=None)
+                  for q in questions(conv, {int(c) for c in categories}) if q.evidence]
+            sessions = [(s.slug(conv.sample_id), s.time, list(s.units)) for s in conv.sessions]
+            out.append((conv.sample_id, sessions, qs))
+    else:
+        from horma.bench.longmemeval import load_longmemeval
+
+        taken: Counter = Counter()
+        for task in load_longmemeval(data):
+            cat = task.items[0].category
+            if per_type and taken[cat] >= per_type:
+                continue
+            taken[cat] += 1
+            qs = [dict(q=q.question, ev=list(q.evidence), cat=q.category, asked=q.asked) for q in task.items
+                  if q.evidence]
+            out.append((task.id, [(s.slug, s.time, list(s.units)) for s in task.segments], qs))
+    return out
+
+
+def build(root: Path, sessions: list) -> None:
+    if (root / ".built").exists():
+        return
+    ws = Workspace.init(root)
+    with Manager(ws, "heuristic", backend="local") as manager, manager.one_run():
+        for slug, when, units in sessions:
+            manager.record(units, slug, when)
+    (root / ".built").write_text("1")
+
+
+def fill(ranked, budget: int, evidence: set[str]) -> tuple[list[str], int, int]:
+    used, segs, chosen, ev_tokens = 0, set(), [], 0
+    for h in ranked:
+        cost = h.cost + (0 if h.path in segs else HEADER_COST)
+        if used + cost > budget:
+            if budget - used < MIN_ROOM:
+                break
+            continue
+        used += cost
+        segs.add(h.path)
+        chosen.append(h.uid)
+        ev_tokens += h.cost if h.uid in evidence else 0
+    return chosen, used, ev_tokens
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("kind", choices=("locomo", "longmemeval"), help="the file's format")
+    p.add_argument("data", help="the dataset file")
+    p.add_argument("--budget", default="1000", help="comma list of context budgets in tokens")
+    p.add_argument("--categories", default="2,4,5", help="LoCoMo-format categories to ask")
+    p.add_argument("--per-type", type=int, default=0, help="LongMemEval: at most N questions per type (0 = all)")
+    p.add_argument("--workdir", default="", help="where the workspaces are kept (default ~/.cache/horma-bench/<file>)")
+    p.add_argument("--semantic", default="on", choices=("on", "off"), help="hand the ranking the nearest units")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a ranking constant of horma.core.search (repeatable)")
+    p.add_argument("--flat", default="", help="comma list of flat baselines to run beside: bm25,dense,hybrid")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    args = p.parse_args(argv)
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if not hasattr(search, name) or not name.isupper():
+            p.error(f"--set: {name!r} is not a ranking constant of horma.core.search")
+        setattr(search, name, type(getattr(search, name))(float(value)))
+    budgets = [int(b) for b in args.budget.split(",")]
+    cats = {c for c in args.categories.split(",") if c}
+    work = Path(args.workdir or Path.home() / ".cache" / "horma-bench" / Path(args.data).stem)
+    tasks = plan(args.kind, args.data, cats, args.per_type)
+    recall: dict = defaultdict(list)
+    tokens: dict = defaultdict(list)
+    share: dict = defaultdict(list)
+    t_build = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        job = bar.add_task("organize + embed", total=len(tasks))
+        for name, sessions, _ in tasks:
+            build(work / name, sessions)
+            bar.advance(job)
+    t_build = time.perf_counter() - t_build
+    for name, sessions, qs in tasks:
+        folder = str(work / name / ".horma" / "index")
+        conn = hi.connect(folder, readonly=True)
+        try:
+            searcher = search.Searcher(conn)
+            for q in qs:
+                near = nearest(folder, q["q"]) if args.semantic == "on" else None
+                ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None)
+                ev = set(q["ev"])
+                for b in budgets:
+                    chosen, used, ev_tokens = fill(ranked, b, ev)
+                    got = len(ev & set(chosen)) / len(ev)
+                    for key in (("horma", b, "all"), ("horma", b, q["cat"])):
+                        recall[key].append(got)
+                    tokens["horma", b].append(used)
+                    share["horma", b].append(ev_tokens / used if used else 0.0)
+        finally:
+            conn.close()
+        for method in [m for m in args.flat.split(",") if m]:
+            from horma.bench.flat import FlatIndex
+
+            units: list[Unit] = [u for _, _, us in sessions for u in us]
+            costs = {u.id: count_tokens(f"{u.id} {u.actor}: {u.text}") for u in units}
+            index = FlatIndex(units, [method])
+            index.prepare([q["q"] for q in qs])
+            for q in qs:
+                ev = set(q["ev"])
+                for b in budgets:
+                    fc = index.context(q["q"], method, b)
+                    got = len(ev & set(fc.unit_ids)) / len(ev)
+                    for key in ((f"flat {method}", b, "all"), (f"flat {method}", b, q["cat"])):
+                        recall[key].append(got)
+                    tokens[f"flat {method}", b].append(fc.tokens)
+                    share[f"flat {method}", b].append(
+                        sum(costs[u] for u in fc.unit_ids if u in ev) / fc.tokens if fc.tokens else 0.0)
+    methods = list(dict.fromkeys(k[0] for k in recall))
+    categories = sorted({k[2] for k in recall if k[2] != "all"})
+    rows = []
+    for m in methods:
+        for b in budgets:
+            rows.append({"method": m, "budget": b, "questions": len(recall[m, b, "all"]),
+                         "recall": round(statistics.fmean(recall[m, b, "all"]), 4),
+                         "by_category": {c: round(statistics.fmean(recall[m, b, c]), 4) for c in categories
+                                         if recall.get((m, b, c))},
+                         "mean_tokens": round(statistics.fmean(tokens[m, b]), 1),
+                         "evidence_share": round(statistics.fmean(share[m, b]), 4)})
+    report = {"data": args.data, "kind": args.kind, "semantic": args.semantic, "set": args.set,
+              "workspaces": len(tasks), "organize_s": round(t_build, 1), "results": rows}
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    out = Console(width=None if sys.stdout.isatty() else 160)
+    table = Table(title=f"{Path(args.data).name}: {rows[0]['questions'] if rows else 0} questions, "
+                        f"{len(tasks)} workspaces (semantic {args.semantic}"
+                        + (f"; {', '.join(args.set)}" if args.set else "") + ")")
+    for col in ("method", "budget", "recall", "by category", "mean tokens", "evidence share"):
+        table.add_column(col, justify="left" if col in ("method", "by category") else "right")
+    for r in rows:
+        table.add_row(r["method"], str(r["budget"]), f"{r['recall']:.3f}",
+                      "  ".join(f"{c}: {v:.3f}" for c, v in r["by_category"].items()),
+                      f"{r['mean_tokens']:.0f}", f"{r['evidence_share']:.3f}")
+    out.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

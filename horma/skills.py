@@ -52,6 +52,8 @@ HEURISTIC_OPTIONS: dict[str, tuple[type, str]] = {
     "timeline": (bool, "a dated timeline note of events, newest segment last"),
     "anchor_relative_dates": (bool, "rewrite relative time words (yesterday, last week) as absolute dates from the segment date"),
     "verbatim_quotes": (bool, "copy the exact text of salient turns into notes instead of key phrases only"),
+    "session_gists": (bool, "session notes give each turn's first words, not only its id, line and dates"),
+    "quote_mentions": (bool, "people/entity/topic pages give each mention's first words, not only a pointer"),
     "keep_numbers": (bool, "always keep lines with numbers, counts, prices or durations in notes"),
     "track_state": (bool, "keep a current-state note (locations of objects, last known facts) updated per segment"),
     "max_key_phrases": (int, "how many key phrases a session note lists"),

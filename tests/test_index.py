@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ISOLATED, require_backend
+from conftest import ISOLATED, archive, require_backend
 from horma.core import index as HI
 from horma.core.dates import query_dates
 from horma.core.search import Searcher
@@ -36,13 +36,6 @@ HINDEX = SANDBOX_BIN / "hindex"
 def units(prefix: str, texts: list[str], day: str = "2023-01-02", actors=("Ann", "Bob")) -> list[Unit]:
     return [Unit(f"{prefix}:{i}", f"{day} 10:{i % 60:02d}", actors[(i - 1) % len(actors)], t)
             for i, t in enumerate(texts, 1)]
-
-
-def archive(ws: Workspace, us: list[Unit], slug: str) -> str:
-    with ws.writer():
-        rel = ws.archive(us, slug, us[0].time)
-    assert rel is not None
-    return rel
 
 
 def note(title: str, sources: list[str], body: list[str]) -> str:
@@ -614,3 +607,25 @@ def test_query_dates_read_the_usual_forms_and_not_the_verb_may():
     assert query_dates(["2023", "10", "24"]) == [(2023, 10, 24)]
     assert query_dates(["in", "may"]) == [(None, 5, None)]
     assert query_dates(["what", "may", "she", "do"]) == []
+
+
+def test_relative_dates_count_from_the_day_the_question_is_asked():
+    from horma.core.dates import relative_ranges
+    from horma.core.text import words
+
+    sat = "2023-05-20"  # a Saturday
+    assert relative_ranges(words("what did I do yesterday"), sat) == [("2023-05-19", "2023-05-20")]
+    assert relative_ranges(words("10 days ago"), sat) == [("2023-05-09", "2023-05-12")]
+    assert relative_ranges(words("a couple of weeks ago"), sat) == [("2023-05-03", "2023-05-10")]
+    assert relative_ranges(words("last Saturday"), sat) == [("2023-05-13", "2023-05-14")]
+    assert relative_ranges(words("last month"), sat) == [("2023-04-01", "2023-05-01")]
+    assert relative_ranges(words("the last word"), sat) == [] and relative_ranges(words("ago"), "not a date") == []
+
+
+def test_a_relative_date_reaches_that_days_turns_without_their_words(ws: Workspace):
+    archive(ws, units("S1", ["we repainted the fence"], day="2023-05-10"), "a")
+    archive(ws, units("S2", ["nothing much happened"], day="2023-05-18"), "b")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        assert first(s.rank("what did we do 10 days ago", today="2023-05-20"))[2] == "S1:1"
+        assert s.rank("what did we do 10 days ago") == []  # no date to count from, no word in common

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import horma
-from conftest import require_backend
+from conftest import archive, require_backend
 from horma.core import index as HI
 from horma.core.vectors import Encoder
 from horma.embed import DEFAULT_MODEL_ID, Embedder, default_embedder
@@ -47,13 +47,6 @@ DISTRACTORS = [
 def day_units(prefix: str, texts: list[str], day: str) -> list[Unit]:
     return [Unit(f"{prefix}:{i}", f"{day} 09:{i:02d}", "user" if i % 2 else "assistant", t)
             for i, t in enumerate(texts, 1)]
-
-
-def archive(ws: Workspace, us: list[Unit], slug: str) -> str:
-    with ws.writer():
-        rel = ws.archive(us, slug, us[0].time)
-    assert rel is not None
-    return rel
 
 
 def vectors(ws: Workspace, write: bool = False) -> dict[str, bytes]:

@@ -142,8 +142,8 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
             break
         # the query reaches hsearch on stdin (a here-string): no command-line limit caps its size
         own = f"--own {OWN_LINES} " if skip == 0 else ""
-        cmd = (f"hsearch --refs --budget {context.room} --max-chars {page_chars} {route}{own}--skip {skip} -n 0 --stdin "
-               f"<<< {shlex.quote(context.query)}")
+        cmd = (f"hsearch --refs --budget {context.room} --max-chars {page_chars} {route}{own}--skip {skip} -n 0 "
+               f"--stdin <<< {shlex.quote(context.query)}")
         res = sandbox.exec(cmd)
         trajectory.step("bash", {"command": cmd}, res.output, exit_code=res.exit_code,
                         elapsed_ms=round(res.elapsed_ms, 3))

@@ -23,7 +23,7 @@ def _dayn(w: str) -> int | None:
 def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
     """(year or None, month, day or None) for each date the words name: "October 24, 2023",
     "24 Oct 2023", "2023-10-24", "May 2023", "in June"; a bare year is left to the words."""
-    out = []
+    out: list[tuple[int | None, int, int | None]] = []
     i = 0
     while i < len(words):
         w = words[i]

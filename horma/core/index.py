@@ -175,13 +175,13 @@ class SearchIndex:
                         actors.add(actor)
             offset += width
         lines = text.count("\n")  # the archive ends every line with one
-        rowids = []
+        rowids: list[int] = []
         for values, body in zip(units, bodies):
             rowid = self.conn.execute(
                 "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
             ).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
-            rowids.append(rowid)
+            rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies)])
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])

@@ -36,7 +36,7 @@ def front_matter(text: str) -> tuple[str, list[str], int]:
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
         return "", [], 0
-    title, sources = "", []
+    title, sources = "", []  # type: tuple[str, list[str]]
     for i in range(1, len(lines)):
         line = lines[i]
         if line.strip() == "---":

@@ -84,9 +84,12 @@ def build(root: Path, sessions: list) -> None:
     (root / ".built").write_text("1")
 
 
-def fill(ranked, budget: int, evidence: set[str]) -> tuple[list[str], int, int]:
+def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0) -> tuple[list[str], int, int]:
     used, segs, chosen, ev_tokens = 0, set(), [], 0
+    floor = cut / 100 * ranked[0].score if ranked and cut else 0.0
     for h in ranked:
+        if floor and h.score < floor:
+            break
         cost = h.cost + (0 if h.path in segs else HEADER_COST)
         if used + cost > budget:
             if budget - used < MIN_ROOM:
@@ -111,13 +114,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="override a ranking constant of horma.core.search (repeatable)")
     p.add_argument("--flat", default="", help="comma list of flat baselines to run beside: bm25,dense,hybrid")
+    p.add_argument("--cut", type=float, default=0.0, help="stop at lines scoring under PCT percent of the best")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)
     for item in args.set:
         name, _, value = item.partition("=")
         if not hasattr(search, name) or not name.isupper():
             p.error(f"--set: {name!r} is not a ranking constant of horma.core.search")
-        setattr(search, name, type(getattr(search, name))(float(value)))
+        old = getattr(search, name)
+        setattr(search, name, value if isinstance(old, str) else type(old)(float(value)))
     budgets = [int(b) for b in args.budget.split(",")]
     cats = {c for c in args.categories.split(",") if c}
     work = Path(args.workdir or Path.home() / ".cache" / "horma-bench" / Path(args.data).stem)
@@ -143,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                 ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None)
                 ev = set(q["ev"])
                 for b in budgets:
-                    chosen, used, ev_tokens = fill(ranked, b, ev)
+                    chosen, used, ev_tokens = fill(ranked, b, ev, args.cut)
                     got = len(ev & set(chosen)) / len(ev)
                     for key in (("horma", b, "all"), ("horma", b, q["cat"])):
                         recall[key].append(got)

@@ -629,3 +629,52 @@ def test_a_relative_date_reaches_that_days_turns_without_their_words(ws: Workspa
     with open_index(ws, readonly=True) as s:
         assert first(s.rank("what did we do 10 days ago", today="2023-05-20"))[2] == "S1:1"
         assert s.rank("what did we do 10 days ago") == []  # no date to count from, no word in common
+
+
+def test_the_grammatical_person_of_a_turn_and_a_question():
+    from horma.core.text import FIRST, NO_PERSON, SECOND, asked_person, person, words
+
+    assert person(words("We moved to Denver and I love my new commute.")) == FIRST
+    assert person(words("You could try a standing desk; your back will thank you. I think so.")) == SECOND
+    assert person(words("The kiln reached cone six.")) == NO_PERSON
+    assert asked_person(words("Where do I live now?")) == FIRST
+    assert asked_person(words("Which course did you recommend?")) == SECOND
+    assert asked_person(words("What did you tell me about my back?")) == NO_PERSON  # both: no lean
+    assert asked_person(words("Where does Caroline live?")) == NO_PERSON
+
+
+def _two_speakers(ws: Workspace) -> None:
+    said = [Unit("c:1", "2024-03-01 10:00", "Dana", "Big news: we finally moved into the duplex in St. Paul."),
+            Unit("c:2", "2024-03-01 10:01", "Assistant",
+                 "Congratulations on the move! Moving with a dog is hard; give your dog a few quiet days to settle "
+                 "in, keep your routine, and you will all feel at home in the new place soon.")]
+    archive(ws, said, "move")
+
+
+def test_a_first_person_question_leans_toward_first_person_turns(ws: Workspace):
+    _two_speakers(ws)
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        assert s.rank("Where do I live after the move?")[0].uid == "c:1"
+        assert s.rank("What did you say about moving with a dog?")[0].uid == "c:2"
+
+
+def test_an_index_from_version_4_gets_its_persons_on_the_next_sync(ws: Workspace):
+    _two_speakers(ws)
+    rebuild(ws, full=False)
+    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
+    conn.execute("DROP TABLE persons")
+    conn.execute("UPDATE meta SET value='4' WHERE key='version'")
+    conn.commit()
+    conn.close()
+    with open_index(ws, readonly=True) as s:  # read-only: searchable, without the lean
+        assert {h.uid for h in s.rank("Where do I live after the move?")} == {"c:1", "c:2"}
+    rebuild(ws, full=False)
+    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
+    try:
+        assert dict(conn.execute("SELECT value, 1 FROM meta WHERE key='version'")) == {HI.SCHEMA_VERSION: 1}
+        assert conn.execute("SELECT count(*) FROM persons").fetchone() == (2,)
+    finally:
+        conn.close()
+    with open_index(ws, readonly=True) as s:
+        assert s.rank("Where do I live after the move?")[0].uid == "c:1"

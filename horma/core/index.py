@@ -36,8 +36,9 @@ from horma.core.notes import citations, front_matter, note_kind
 from horma.core.vectors import EMBED_BATCH, Encoder, embed_text
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "4"  # 2: years and unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors
-_UPGRADES = {"3": "4"}  # versions a write open brings up to date in place (the new tables start empty)
+SCHEMA_VERSION = "5"  # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons
+# Versions a write open brings up to date in place: the new tables start empty and ``sync`` fills them.
+_UPGRADES = {"3": "5", "4": "5"}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -65,6 +66,7 @@ CREATE INDEX IF NOT EXISTS unit_dates_by_day ON unit_dates(day);
 CREATE INDEX IF NOT EXISTS unit_dates_by_line ON unit_dates(line);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_text USING fts5(title, body, content='', tokenize='{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS vectors(unit INTEGER PRIMARY KEY, q BLOB NOT NULL, scale REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS persons(unit INTEGER PRIMARY KEY, person INTEGER NOT NULL);
 """
 
 
@@ -181,6 +183,7 @@ class SearchIndex:
                 "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
             ).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
+            self.conn.execute("INSERT INTO persons(unit, person) VALUES(?, ?)", (rowid, ht.person(ht.words(body))))
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies)])
@@ -234,6 +237,21 @@ class SearchIndex:
             for fh in files.values():
                 fh.close()
         return len(missing)
+
+    def _fill_persons(self, root: str) -> None:
+        """The grammatical person of units indexed before version 5 (read back from raw)."""
+        missing = self.conn.execute(
+            "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
+            "LEFT JOIN persons p ON p.unit = u.id WHERE p.unit IS NULL ORDER BY u.id").fetchall()
+        files: dict = {}
+        try:
+            for rowid, path, offset in missing:
+                unit = ht.parse_unit(read_line(root, path, offset, files))
+                self.conn.execute("INSERT INTO persons(unit, person) VALUES(?, ?)",
+                                  (rowid, ht.person(ht.words(unit[3])) if unit else ht.NO_PERSON))
+        finally:
+            for fh in files.values():
+                fh.close()
 
     # -- notes ----------------------------------------------------------------
     def put_note(self, rel: str, text: str) -> None:
@@ -338,7 +356,7 @@ class SearchIndex:
         with self.transaction():
             if rebuild:
                 for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
-                              "unit_dates", "vectors"):
+                              "unit_dates", "vectors", "persons"):
                     self.conn.execute(f"DELETE FROM {table}")
                 for fts in ("unit_text", "note_text"):
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
@@ -366,6 +384,7 @@ class SearchIndex:
             gone = self.indexed_notes() - seen
             for rel in sorted(gone):
                 self.remove_note(rel)
+            self._fill_persons(root)
             self.embed_missing(root, progress)
         if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
             for fts in ("unit_text", "note_text"):

@@ -29,6 +29,10 @@ COST_POWER = 0.5
 SEM_WEIGHT = 0.5
 SEM_FLOOR = 0.2
 SEM_RELATIVE = 1
+# A question in the first person leans toward turns in the first person, one asking "you" toward turns
+# in the second person (horma.core.text.person): in a user's chat with an assistant, "where do I live?"
+# is answered by the user's "we moved to...", not by the assistant's long reply that repeats the words.
+PERSON_BOOST = 3.0
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
 # units the note line cites; the folder names lend a matching note line's score to the units it cites.
 # Measured on both dev splits (docs/benchmarks.md, "note layers"): dates help LoCoMo's dated questions
@@ -168,6 +172,17 @@ class Searcher:
                                        (_ids({h.seg for h in ranked}),)))
         for h in ranked:
             h.path = paths[h.seg]
+        asked = ht.asked_person(ht.words(query)) if PERSON_BOOST != 1 else ht.NO_PERSON
+        if asked != ht.NO_PERSON and ranked:
+            try:
+                lean = {u for (u,) in self.conn.execute(
+                    "SELECT unit FROM persons WHERE person = ? AND unit IN (SELECT value FROM json_each(?))",
+                    (asked, _ids(h.id for h in ranked)))}
+            except sqlite3.OperationalError:  # an index from before version 5, read-only: no lean until synced
+                lean = set()
+            for h in ranked:
+                if h.id in lean:
+                    h.score *= PERSON_BOOST
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
         return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
 

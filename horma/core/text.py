@@ -34,6 +34,29 @@ STOPWORDS = frozenset(
     thanks thank hello lol haha also much many get got""".split()
 )
 
+# Grammatical person: a turn in the first person tells about its speaker ("I moved to Denver"), one in
+# the second person tells the listener something ("you could try..."). A question asked in the first
+# person ("where do I live?") is answered by the asker's own first-person turns, one asking "you"
+# ("what did you recommend?") by the other side's; a question in the third person names whom it asks
+# about and gets no lean.
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
+SECOND_PERSON = frozenset("you your yours yourself yourselves".split())
+NO_PERSON, FIRST, SECOND = 0, 1, 2
+
+
+def person(tokens: list[str]) -> int:
+    """FIRST or SECOND when one person's words outnumber the other's, else NO_PERSON."""
+    first = sum(t in FIRST_PERSON for t in tokens)
+    second = sum(t in SECOND_PERSON for t in tokens)
+    return FIRST if first > second else SECOND if second > first else NO_PERSON
+
+
+def asked_person(tokens: list[str]) -> int:
+    """The person a question is asked in: FIRST or SECOND when it uses only that one, else NO_PERSON."""
+    have = set(tokens)
+    first, second = bool(have & FIRST_PERSON), bool(have & SECOND_PERSON)
+    return FIRST if first and not second else SECOND if second and not first else NO_PERSON
+
 
 def words(text: str) -> list[str]:
     """Lower-cased alphanumeric runs (an apostrophe ends a word: "Mel's" -> "mel", "s")."""

@@ -34,8 +34,8 @@ def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
                 out.append((y, mo, d))
                 i += 3
                 continue
-        mo = _MONTH.get(w)
-        if mo:
+        month = _MONTH.get(w)
+        if month:
             day = _dayn(words[i - 1]) if i > 0 else None
             nxt = words[i + 1] if i + 1 < len(words) else ""
             if day is None and _dayn(nxt):
@@ -44,7 +44,7 @@ def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
             year = _year(nxt)
             # "may" and "march" are verbs too: only a day, a year or "in May" makes them a date
             if w not in _VERBS or day or year or (i > 0 and words[i - 1] in _BEFORE_MONTH):
-                out.append((year, mo, day))
+                out.append((year, month, day))
         i += 1
     return out
 

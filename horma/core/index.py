@@ -160,7 +160,7 @@ class SearchIndex:
         if row is not None and (row[1] > len(data)):
             raise IndexError_(f"{rel} shrank since it was indexed: run horma index --rebuild")
         if seg_id is None:
-            seg_id = self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,)).lastrowid
+            seg_id = int(self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,)).lastrowid or 0)
         units, bodies, actors = [], [], set()
         offset = 0
         lineno = 0
@@ -285,9 +285,9 @@ class SearchIndex:
             line = t.strip()
             if not line or not any(c.isalnum() for c in line):
                 continue
-            rows = old.get(t)
-            if rows:
-                lid, was = rows.pop()
+            kept = old.get(t)
+            if kept:
+                lid, was = kept.pop()
                 if was != n + 1:
                     moved.append((n + 1, lid))
                 continue

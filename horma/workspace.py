@@ -487,6 +487,11 @@ class Workspace:
         self._raw_sig = sig if self._complete(sig) else None
         return self._ids
 
+    def files_holding(self, ids: set[str]) -> list[Path]:
+        """The units files holding any of ``ids``, from the id cache: a resent batch reads only those."""
+        self.unit_ids()
+        return [f for f, held in self._ids_by_file.items() if not held.isdisjoint(ids)]
+
     def _complete(self, sig: tuple[int, int] | None) -> bool:
         """Whether every folder in ``raw/`` had its units file when listed (none was mid-archive).
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import stat
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -278,8 +279,8 @@ def do_read(served: Served, path: str, start: int | None, end: int | None) -> st
 def do_tree(served: Served, path: str, depth: int) -> str:
     parts = paths.split(path)
     st = paths.lstat(served.workspace.root, parts)
-    if st is None:
-        raise WorkspaceError(f"{path}: no such folder")
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        raise paths.PathRefused(path, "no such folder" if st is None else "is a file, not a folder: read it")
     entries = paths.listing(served.workspace.root, parts, depth)
     label = "/".join(parts) or "."
     rows = [f"{label}/"]

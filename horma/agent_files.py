@@ -4,7 +4,8 @@ The heuristic manager regenerates its folders (``notes/people``,
 ``notes/sessions``... see :data:`horma.core.layout.MANAGER_KINDS`) from
 ``raw/``: a line an agent added there would be gone after the next record.
 So what an agent writes (the Anthropic memory tool's ``/memories``) lives in
-a folder of its own, ``notes/agent/``. Ownership is by folder, not by a
+a folder of its own, ``notes/agent/``, which an LLM manager's write view
+mounts read-only (:mod:`horma.sandbox.views`). Ownership is by folder, not by a
 front-matter flag: an agent's file is plain text in whatever form it likes
 (Claude writes markdown without front matter), and a folder is a rule every
 writer (code, an LLM manager in the sandbox, a person) can see with ``ls``.
@@ -23,11 +24,11 @@ import os
 from pathlib import Path
 
 from horma import paths
+from horma.core.layout import AGENT_DIR
 from horma.history import NotesHistory
 from horma.index import open_index
 from horma.workspace import NOTES_DIR, Workspace
 
-AGENT_DIR = "agent"
 AGENT_PARTS = [NOTES_DIR, AGENT_DIR]
 _TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
 

@@ -88,3 +88,36 @@ def test_the_manager_never_writes_the_agents_folder(tmp_path, edit: str) -> None
             assert res.organized
         assert (root / "notes/people/maya.md").is_file()  # the manager keeps its own page of her
         assert (root / "notes/agent/people/maya.md").read_bytes() == before
+
+
+def test_an_llm_managers_write_view_cannot_change_the_agents_folder(tmp_path, isolated_backend: str) -> None:
+    """The LLM manager works in the write view: notes/agent/ is mounted read-only there, as raw/ is."""
+    from anthropic.types.beta import BetaMemoryTool20250818CreateCommand as Create
+
+    from horma.sandbox import Limits, SandboxError, View, open_sandbox
+    from horma.workspace import Workspace
+
+    ws = Workspace.init(tmp_path / "mem")
+    HormaMemoryTool(ws).create(Create(command="create", path="/memories/preferences.md", file_text=PREFS))
+    before = (ws.root / "notes/agent/preferences.md").read_bytes()
+    box = open_sandbox(ws.root, isolated_backend, View.WRITE, limits=Limits(timeout=5))
+    try:
+        for cmd in ["echo x >> notes/agent/preferences.md", "rm -f notes/agent/preferences.md",
+                    "sed -i s/peanuts/x/ notes/agent/preferences.md", "touch notes/agent/new.md",
+                    "mv notes/agent/preferences.md notes/p.md", "chmod 600 notes/agent/preferences.md",
+                    "rm -rf notes/agent", "mv notes/agent notes/moved"]:
+            r = box.exec(cmd)
+            assert r.exit_code != 0, f"{isolated_backend}: {cmd!r} succeeded in the write view"
+        assert box.exec("mkdir -p notes/people && echo '- ok' > notes/people/ana.md").exit_code == 0
+        assert "allergic to peanuts" in box.exec("cat notes/agent/preferences.md").output  # readable
+    finally:
+        box.close()
+    assert (ws.root / "notes/agent/preferences.md").read_bytes() == before
+    assert (ws.root / "notes/people/ana.md").read_text() == "- ok\n"
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    other = Workspace.init(tmp_path / "other")
+    (other.root / "notes" / "agent").symlink_to(outside)  # a bind follows links: refused, nothing mounted
+    with pytest.raises(SandboxError, match="notes/agent: not a plain folder"):
+        open_sandbox(other.root, isolated_backend, View.WRITE, limits=Limits(timeout=5))

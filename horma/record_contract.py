@@ -85,18 +85,29 @@ def _fields(item: Unit | Mapping[str, Any]) -> dict[str, Any]:
     return dict(item)
 
 
-def _check_line(value: Any, where: str, what: str, newlines: str) -> Any:
+def _check_text(value: Any, where: str, newlines: str) -> Any:
     """``value`` with line breaks folded (``fold``), or UnitError naming where the first one is (``refuse``)."""
-    if not isinstance(value, str):
-        return value  # check_units names the wrong type
-    brk = _LINE_BREAK.search(value)
+    brk = _LINE_BREAK.search(value) if isinstance(value, str) else None  # check_units names a wrong type
     if brk is None:
         return value
     if newlines == "fold":
         return " ".join(value.split())
-    raise UnitError(f"{where}: {what} holds a line break (U+{ord(brk.group()):04X} after "
+    raise UnitError(f"{where}: text holds a line break (U+{ord(brk.group()):04X} after "
                     f"{value[max(0, brk.start() - 20):brk.start()]!r}); a raw line is one unit: send each line "
                     "as its own unit, or pass newlines='fold' to join the lines with a space")
+
+
+def _check_actor(value: Any, where: str) -> None:
+    """A name: not empty, no ``|`` (the field separator), no line break (folding a name would hide a typo)."""
+    if not isinstance(value, str):
+        return  # check_units names the wrong type
+    if not value.strip():
+        raise UnitError(f"{where}: empty actor; say who spoke or acted (e.g. 'user')")
+    if SEP.strip() in value:
+        raise UnitError(f"{where}: actor {value!r:.60} contains '|', which separates the fields of a raw line")
+    brk = _LINE_BREAK.search(value)
+    if brk is not None:
+        raise UnitError(f"{where}: actor holds a line break (U+{ord(brk.group()):04X} in {value!r:.60})")
 
 
 def accept(items: Iterable[Unit | Mapping[str, Any]], newlines: str = "refuse") -> Batch:
@@ -117,14 +128,10 @@ def accept(items: Iterable[Unit | Mapping[str, Any]], newlines: str = "refuse") 
         where = f"unit {uid!r:.60}"
         if f.get("time") is None:
             f["time"] = stamp
-            untimed.add(uid)
-        actor = _check_line(f["actor"], where, "actor", "refuse")  # a name never holds a line break
-        if isinstance(actor, str) and not actor.strip():
-            raise UnitError(f"{where}: empty actor; say who spoke or acted (e.g. 'user')")
-        if isinstance(actor, str) and SEP.strip() in actor:
-            raise UnitError(f"{where}: actor {actor!r:.60} contains '|', which separates the fields of a raw line")
-        text = _check_line(f["text"], where, "text", newlines)
-        units.append(Unit(id=uid, time=f["time"], actor=actor, text=text))
+            if isinstance(uid, str):  # any other id is refused by check_units below
+                untimed.add(uid)
+        _check_actor(f["actor"], where)
+        units.append(Unit(id=uid, time=f["time"], actor=f["actor"], text=_check_text(f["text"], where, newlines)))
     return Batch(check_units(units), frozenset(untimed))
 
 

@@ -122,6 +122,7 @@ def test_forget_and_delete_note_dry_run_first(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with stdio_session(str(ws), "--backend", isolated()) as (s, _):
             await call(s, "record", units=TURNS, session="s1")
+            assert "user: She found a flat near the river." in await call(s, "search", query="flat river")
             state = files_of(ws)
             dry = (await s.call_tool("forget", {"units": ["d1:3"]})).structuredContent
             assert (dry["forgotten"], dry["dry_run"], dry["units"]) == (False, True, ["d1:3"])
@@ -130,6 +131,7 @@ def test_forget_and_delete_note_dry_run_first(tmp_path: Path) -> None:
             assert (done["forgotten"], done["units"]) == (True, ["d1:3"])
             assert not any("flat near the river" in ln for ln in raw_lines(ws))
             assert "flat" not in (await call(s, "recall", query="Where did she find a flat?"))
+            assert "flat near the river" not in await call(s, "search", query="flat river")  # the open client box
             # the server read the workspace afresh: the forgotten id is new again, not 'unchanged'
             back = (await s.call_tool("record", {"units": [TURNS[2]]})).structuredContent
             assert back["ids"]["archived"] == ["d1:3"]

@@ -254,3 +254,16 @@ def test_check_name_and_check_unit_contracts():
     assert check_unit(u) is u  # an already stored form is returned as is
     assert check_unit({"id": "a", "time": "2024-01-01T10:00", "actor": "", "text": " t "}) == \
         Unit("a", "2024-01-01 10:00", "-", "t")
+
+
+@pytest.mark.parametrize("batch, kwargs, message", [
+    ([{"id": ["x"], "actor": "a", "text": "t"}], {}, "field 'id' must be a string, got list"),
+    ([{"id": "a", "time": "2024-01-01", "text": "t"}], {}, "missing field 'actor'"),
+    ([{"id": "a", "actor": "a", "text": "t", "mood": "ok"}], {}, "unknown field 'mood'"),
+    ([{"id": "a", "actor": "a", "text": "t"}], {"newlines": "keep"}, "newlines must be one of refuse, fold"),
+])
+def test_the_record_contract_refuses_malformed_batches_in_one_error(memory, batch, kwargs, message):
+    before = tree_state(memory.workspace.root)
+    with pytest.raises(UnitError, match=re.escape(message)):
+        memory.record(batch, **kwargs)
+    assert tree_state(memory.workspace.root) == before

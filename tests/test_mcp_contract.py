@@ -176,6 +176,10 @@ def test_recall_is_compact_and_search_lists_lines(tmp_path: Path) -> None:
             size = len(text) + len(json.dumps(got))
             assert size < 2 * len(got["context"]) + 1200, (size, len(got["context"]))
 
+            pref = (await s.call_tool("recall", {"query": "Which flats does Ana prefer?"})).structuredContent
+            assert "Ana prefers flats near a river" in pref["context"]
+            assert "notes/agent/preferences.md" in [i["path"] for i in pref["items"]]
+
             hits = (await call(s, "search", query="Ana flats river", n=5)).splitlines()
             assert hits[0] == "notes/agent/preferences.md:1:- Ana prefers flats near a river"  # own lines first
             assert all(re.match(r"^(raw/[^:]+/units\.log|notes/agent/[^:]+\.md):\d+:", h) for h in hits), hits

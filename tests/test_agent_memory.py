@@ -9,6 +9,8 @@ its line.
 
 from __future__ import annotations
 
+import json
+
 import anthropic
 import pytest
 
@@ -59,6 +61,22 @@ def test_preferences_written_by_the_agent_survive_records_and_are_recalled(tmp_p
         lines = [(i.path, i.text) for i in ctx.items]
         assert any(p == "notes/agent/preferences.md" and "allergic to peanuts" in t for p, t in lines), lines
         assert "allergic to peanuts" in ctx.text
+
+        # and as the agent sees it in a later conversation: its recall tool names the file by its /memories path
+        script = [turn("", call("recall", query="Can the user eat satay? allergic peanuts", budget=300)),
+                  say("no satay")]
+        with LoopbackServer("anthropic", script) as srv:
+            client = anthropic.Anthropic(base_url=srv.base_url, api_key="sk-test", max_retries=0)
+            runner = client.beta.messages.tool_runner(
+                model="claude-sonnet-4-6", max_tokens=1024, betas=BETAS,
+                tools=[HormaMemoryTool(mem.workspace), recall_tool(mem)],
+                messages=[{"role": "user", "content": "Order satay for dinner?"}])
+            assert runner.until_done().content[0].text == "no satay"
+        [result] = [b for m in srv.requests[1].body["messages"][-1:] for b in m["content"]]
+        content = result["content"] if isinstance(result["content"], str) else result["content"][0]["text"]
+        recalled = json.loads(content)
+        assert "never suggest satay" in recalled["context"]
+        assert "/memories/preferences.md" in [i["path"] for i in recalled["items"]], recalled["items"]
 
 
 @pytest.mark.parametrize("edit", ["insert", "str_replace"])

@@ -14,8 +14,8 @@ every change is a revision of the notes history (``horma revert`` undoes it).
 
 Files are created with the workspace's mode (the root folder's read and
 write bits, so a private 0700 workspace gets 0600 files, a group 0770 one
-0660) and written atomically with an fsync: unlike derived notes, nothing
-can rebuild them.
+0660; new folders get the root's bits whole) and written atomically with an
+fsync: unlike derived notes, nothing can rebuild them.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from horma.workspace import NOTES_DIR, Workspace
 
 AGENT_PARTS = [NOTES_DIR, AGENT_DIR]
 _TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 
 def file_mode(root: Path) -> int:
@@ -38,12 +39,30 @@ def file_mode(root: Path) -> int:
     return os.stat(root).st_mode & 0o666
 
 
+def make_folders(root: Path, parts: list[str]) -> None:
+    """Create the missing folders of ``parts`` with the root's permission bits (the umask would narrow a
+    group workspace's), each opened link-free from its parent."""
+    mode = os.stat(root).st_mode & 0o777
+    for i in range(len(parts)):
+        with paths.open_dir(root, parts[:i]) as fd:
+            try:
+                os.mkdir(parts[i], mode, dir_fd=fd)
+            except FileExistsError:
+                continue
+            made = os.open(parts[i], _DIR_FLAGS, dir_fd=fd)
+            try:
+                os.fchmod(made, mode)
+            finally:
+                os.close(made)
+
+
 def write(root: Path, parts: list[str], text: str) -> None:
     """Write ``parts`` (workspace components) atomically with the workspace's mode; folders are made link-free."""
     mode = file_mode(root)
     data = text.encode("utf-8")
     tmp = f".{parts[-1]}.{os.getpid()}.tmp"
-    with paths.open_dir(root, parts[:-1], create=True) as dfd:
+    make_folders(root, parts[:-1])
+    with paths.open_dir(root, parts[:-1]) as dfd:
         fd = os.open(tmp, _TMP_FLAGS, mode, dir_fd=dfd)
         try:
             try:
@@ -72,4 +91,4 @@ def committed(ws: Workspace, message: str) -> None:
         idx.sync(str(ws.root), rebuild=False)
 
 
-__all__ = ["AGENT_DIR", "AGENT_PARTS", "committed", "file_mode", "write"]
+__all__ = ["AGENT_DIR", "AGENT_PARTS", "committed", "file_mode", "make_folders", "write"]

@@ -426,7 +426,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         workspace: WorkspaceArg = None,
     ) -> str:
         """List a folder of the workspace as a tree with file sizes: INDEX.md (what is where), notes/ (written
-        by the memory manager), raw/ (the exact archive, one folder per session)."""
+        by the memory manager; notes/agent/ is an agent's own), raw/ (the exact archive, one folder per session)."""
         return await call(workspace, lambda s: do_tree(s, path, depth))
 
     @server.tool(annotations=ToolAnnotations(title="Forget units", readOnlyHint=False, destructiveHint=True,

@@ -77,8 +77,7 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace.init(workspace)
         self.root: Path = self.workspace.root
         try:
-            with paths.open_dir(self.root, AGENT_PARTS, create=True):
-                pass  # /memories exists from the start, as the SDK's own tool makes it
+            agent_files.make_folders(self.root, AGENT_PARTS)  # /memories exists from the start, as in the SDK's tool
         except paths.PathRefused as exc:
             raise WorkspaceError(f"{self.root}: {'/'.join(AGENT_PARTS)}: {exc.reason}") from None
 

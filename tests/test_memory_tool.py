@@ -179,12 +179,13 @@ def test_files_get_the_workspace_mode(tmp_path: Path, root_mode: int, file_mode:
         tool = HormaMemoryTool(ws)
         tool.create(BetaMemoryTool20250818CreateCommand(command="create", path="/memories/a/b.md", file_text="x\n"))
         made = (ws.root / "notes/agent/a/b.md").stat().st_mode & 0o777
+        folder = (ws.root / "notes/agent/a").stat().st_mode & 0o777
         tool.str_replace(BetaMemoryTool20250818StrReplaceCommand(command="str_replace", path="/memories/a/b.md",
                                                                  old_str="x", new_str="y"))
         edited = (ws.root / "notes/agent/a/b.md").stat().st_mode & 0o777
     finally:
         os.umask(old)
-    assert (oct(made), oct(edited)) == (oct(file_mode), oct(file_mode))
+    assert (oct(made), oct(edited), oct(folder)) == (oct(file_mode), oct(file_mode), oct(root_mode))
     assert (ws.root / "notes/agent/a/b.md").read_text() == "y\n"
 
 

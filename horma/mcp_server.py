@@ -42,16 +42,15 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from horma import __version__, paths
-from horma.forget import Selection
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
 from horma.mcp_resources import WorkspaceResources
 from horma.mcp_tools import (
     Newlines,
     Recalled,
     UnitIn,
+    WorkspaceArg,
+    add_deletion_tools,
     coded,
-    do_delete_note,
-    do_forget,
     do_recall,
     do_record,
     error_line,
@@ -294,10 +293,6 @@ def do_tree(served: Served, path: str, depth: int) -> str:
 
 
 # -- the server ------------------------------------------------------------------------------------------------
-WorkspaceArg = Annotated[str | None, Field(
-    description="The workspace to use, when the server serves a folder of workspaces; omit it otherwise.")]
-
-
 class HormaMCP(WorkspaceResources, FastMCP):
     """FastMCP over served workspaces: their INDEX.md and notes as resources, tools answering coded errors."""
 
@@ -429,34 +424,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         by the memory manager; notes/agent/ is an agent's own), raw/ (the exact archive, one folder per session)."""
         return await call(workspace, lambda s: do_tree(s, path, depth))
 
-    @server.tool(annotations=ToolAnnotations(title="Forget units", readOnlyHint=False, destructiveHint=True,
-                                             idempotentHint=False, openWorldHint=False), structured_output=True)
-    async def forget(
-        units: Annotated[list[str], Field(description="Unit ids to forget.")] = [],  # noqa: B006 (a schema default)
-        actor: Annotated[list[str], Field(description="Forget every unit of these actors.")] = [],  # noqa: B006
-        before: Annotated[str | None, Field(description="Units before this time (YYYY-MM-DD[ HH:MM]).")] = None,
-        after: Annotated[str | None, Field(description="Units at or after this time.")] = None,
-        segment: Annotated[list[str], Field(description="Raw segments (raw/<folder>).")] = [],  # noqa: B006
-        confirm: Annotated[bool, Field(description="false (default): only list what would go; true: forget it "
-                                                   "from raw/, notes, the index and every history revision.")] = False,
-        workspace: WorkspaceArg = None,
-    ) -> dict[str, Any]:
-        """Forget units for real (every option given must match). Call first without confirm to see what would
-        go, then again with confirm=true. What is forgotten cannot be recalled, reverted or found again."""
-        return await call(workspace, lambda s: do_forget(
-            s, Selection.of(units=units, actors=actor, before=before, after=after, segments=segment), confirm))
-
-    @server.tool(annotations=ToolAnnotations(title="Delete a note", readOnlyHint=False, destructiveHint=True,
-                                             idempotentHint=False, openWorldHint=False), structured_output=True)
-    async def delete_note(
-        path: Annotated[str, Field(description="A note file, e.g. notes/agent/old-plan.md.")],
-        confirm: Annotated[bool, Field(description="false (default): only show what would go; true: delete "
-                                                   "it.")] = False,
-        workspace: WorkspaceArg = None,
-    ) -> dict[str, Any]:
-        """Delete one note file (the notes history keeps it: `horma revert` brings it back). A page the
-        manager regenerates (notes/people/...) comes back when a later record mentions its name."""
-        return await call(workspace, lambda s: do_delete_note(s, path, confirm))
+    add_deletion_tools(server, call)
 
     @server.tool(annotations=reading("List workspaces"),
                  structured_output=False)

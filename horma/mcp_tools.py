@@ -20,9 +20,12 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from horma import agent_files, paths
@@ -38,6 +41,8 @@ if TYPE_CHECKING:
 MAX_ERROR_CHARS = 500
 OWN_LINES = 5  # lines of notes someone wrote (an agent's preferences...) listed before the raw lines
 Newlines = Literal["refuse", "fold"]
+WorkspaceArg = Annotated[str | None, Field(
+    description="The workspace to use, when the server serves a folder of workspaces; omit it otherwise.")]
 
 
 class UnitIn(BaseModel):
@@ -183,5 +188,39 @@ def do_delete_note(served: Served, path: str, confirm: bool) -> dict:
     return out
 
 
-__all__ = ["CodedError", "Item", "Recalled", "UnitIn", "coded", "do_delete_note", "do_forget", "do_recall",
-           "do_record", "error_line", "recall_text", "search_command"]
+def add_deletion_tools(server: FastMCP, call: Callable[..., Awaitable[Any]]) -> None:
+    """Declare ``forget`` and ``delete_note`` on ``server``: real deletion, each a dry run until confirm=true.
+    ``call`` runs a job on the named workspace under its lock (see :func:`horma.mcp_server.build_server`)."""
+
+    @server.tool(annotations=ToolAnnotations(title="Forget units", readOnlyHint=False, destructiveHint=True,
+                                             idempotentHint=False, openWorldHint=False), structured_output=True)
+    async def forget(
+        units: Annotated[list[str], Field(description="Unit ids to forget.")] = [],  # noqa: B006 (a schema default)
+        actor: Annotated[list[str], Field(description="Forget every unit of these actors.")] = [],  # noqa: B006
+        before: Annotated[str | None, Field(description="Units before this time (YYYY-MM-DD[ HH:MM]).")] = None,
+        after: Annotated[str | None, Field(description="Units at or after this time.")] = None,
+        segment: Annotated[list[str], Field(description="Raw segments (raw/<folder>).")] = [],  # noqa: B006
+        confirm: Annotated[bool, Field(description="false (default): only list what would go; true: forget it "
+                                                   "from raw/, notes, the index and every history revision.")] = False,
+        workspace: WorkspaceArg = None,
+    ) -> dict[str, Any]:
+        """Forget units for real (every option given must match). Call first without confirm to see what would
+        go, then again with confirm=true. What is forgotten cannot be recalled, reverted or found again."""
+        return await call(workspace, lambda s: do_forget(
+            s, Selection.of(units=units, actors=actor, before=before, after=after, segments=segment), confirm))
+
+    @server.tool(annotations=ToolAnnotations(title="Delete a note", readOnlyHint=False, destructiveHint=True,
+                                             idempotentHint=False, openWorldHint=False), structured_output=True)
+    async def delete_note(
+        path: Annotated[str, Field(description="A note file, e.g. notes/agent/old-plan.md.")],
+        confirm: Annotated[bool, Field(description="false (default): only show what would go; true: delete "
+                                                   "it.")] = False,
+        workspace: WorkspaceArg = None,
+    ) -> dict[str, Any]:
+        """Delete one note file (the notes history keeps it: `horma revert` brings it back). A page the
+        manager regenerates (notes/people/...) comes back when a later record mentions its name."""
+        return await call(workspace, lambda s: do_delete_note(s, path, confirm))
+
+
+__all__ = ["CodedError", "Item", "Recalled", "UnitIn", "WorkspaceArg", "add_deletion_tools", "coded", "do_delete_note",
+           "do_forget", "do_recall", "do_record", "error_line", "recall_text", "search_command"]

@@ -21,6 +21,7 @@ fsync: unlike derived notes, nothing can rebuild them.
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 from horma import paths
@@ -60,7 +61,7 @@ def write(root: Path, parts: list[str], text: str) -> None:
     """Write ``parts`` (workspace components) atomically with the workspace's mode; folders are made link-free."""
     mode = file_mode(root)
     data = text.encode("utf-8")
-    tmp = f".{parts[-1]}.{os.getpid()}.tmp"
+    tmp = f".{parts[-1]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"  # a name a killed writer's leftover never takes
     make_folders(root, parts[:-1])
     with paths.open_dir(root, parts[:-1]) as dfd:
         fd = os.open(tmp, _TMP_FLAGS, mode, dir_fd=dfd)

@@ -55,6 +55,7 @@ from horma.mcp_tools import (
     do_record,
     error_line,
     recall_text,
+    record_text,
     search_command,
 )
 from horma.memory import Memory
@@ -357,11 +358,12 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         newlines: Annotated[Newlines, Field(description="A line break in a text: 'refuse' (the call fails, "
                                                         "naming the unit) or 'fold' (lines joined with a "
                                                         "space).")] = "refuse",
-    ) -> dict[str, Any]:
+    ) -> Annotated[CallToolResult, dict[str, Any]]:
         """Remember units: archive them exactly under raw/ and organize notes that cite them. Idempotent by id:
         'ids' lists every id as archived, unchanged (already archived alike: re-sending is safe) or conflict
         (already archived with other content: nothing changed, both versions in 'conflicts')."""
-        return await call(workspace, lambda s: do_record(s, units, session, newlines), create=True)
+        done = await call(workspace, lambda s: do_record(s, units, session, newlines), create=True)
+        return CallToolResult(content=[TextContent(type="text", text=record_text(done))], structuredContent=done)
 
     @server.tool(annotations=reading("Recall"),
                  structured_output=True)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from horma.mcp_server import Served
 
 MAX_ERROR_CHARS = 500
+CONFLICT_LINES = 20  # conflicts spelled out in a record's text; the structured result has them all
 OWN_LINES = 5  # lines of notes someone wrote (an agent's preferences...) listed before the raw lines
 Newlines = Literal["refuse", "fold"]
 WorkspaceArg = Annotated[str | None, Field(
@@ -129,6 +130,19 @@ def error_line(exc: ToolError) -> str:
 def do_record(served: Served, units: list[UnitIn], session: str | None, newlines: Newlines) -> dict:
     result = served.memory.record([u.model_dump() for u in units], slug=session or "segment", newlines=newlines)
     return {"workspace": served.name, **result.as_dict()}
+
+
+def record_text(done: dict[str, Any]) -> str:
+    """What a model reads of a record: counts and every conflict on one line each, not the 10,000 ids of a
+    large batch (the structured result lists every id)."""
+    ids = done["ids"]
+    head = (f"archived {len(ids['archived'])} into {done['segment'] or '(no new segment)'}, unchanged "
+            f"{len(ids['unchanged'])}, conflict {len(ids['conflict'])}")
+    rows = [f"conflict {c['id']} ({', '.join(c['fields'])}): archived {c['archived']!r}, sent {c['sent']!r}: "
+            "not archived" for c in done["conflicts"][:CONFLICT_LINES]]
+    if len(done["conflicts"]) > CONFLICT_LINES:
+        rows.append(f"... {len(done['conflicts']) - CONFLICT_LINES} more in the structured result's 'conflicts'")
+    return "\n".join([head, *rows])
 
 
 def do_recall(served: Served, query: str, budget: int, asked: str | None = None) -> Recalled:
@@ -223,4 +237,4 @@ def add_deletion_tools(server: FastMCP, call: Callable[..., Awaitable[Any]]) -> 
 
 
 __all__ = ["CodedError", "Item", "Recalled", "UnitIn", "WorkspaceArg", "add_deletion_tools", "coded", "do_delete_note",
-           "do_forget", "do_recall", "do_record", "error_line", "recall_text", "search_command"]
+           "do_forget", "do_recall", "do_record", "error_line", "recall_text", "record_text", "search_command"]

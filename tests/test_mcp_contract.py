@@ -90,6 +90,9 @@ def test_record_contract(tmp_path: Path) -> None:
                 "id": "d1:1", "fields": ["text"],
                 "archived": {"time": "2024-03-02 08:15", "actor": "user", "text": "My sister Ana moves to Lisbon."},
                 "sent": {"time": "2024-03-02 08:15", "actor": "user", "text": "My sister Ana moves to Porto."}}]
+            head, row = res.content[0].text.split("\n")  # what a model reads: counts, then each conflict
+            assert head.startswith("archived 1 into raw/") and head.endswith(", unchanged 1, conflict 1"), head
+            assert row.startswith("conflict d1:1 (text): archived {") and "moves to Porto." in row, row
             assert "Porto" not in "\n".join(raw_lines(ws))
             assert set(files_of(ws)) > set(state)  # only added files (the new segment and its notes)
 

@@ -1,8 +1,9 @@
 """What the MCP tools do beyond navigation: record under the contract, a compact recall, search lines,
 forget and note deletion (each a dry run until ``confirm``), and errors as one coded line.
 
-The server module (:mod:`horma.mcp_server`) declares the tools; the jobs here
-run in a worker thread under the workspace's lock.
+The server module (:mod:`horma.mcp_server`) declares the tools, bar the two
+deleting ones (:func:`add_deletion_tools`); every job here runs in a worker
+thread under the workspace's lock.
 
 Error codes are stable: a client may branch on the word before the colon.
 

@@ -2,11 +2,12 @@
 
     ANTHROPIC_API_KEY=... python examples/anthropic_memory_tool.py ./mem "Remember that I take my tea green."
 
-The memory tool (memory_20250818) sees the workspace as /memories: Claude
-writes notes under /memories/notes/, reads the exact raw archive under
-/memories/raw/ (read-only), and never sees .horma/. Beside it, a `recall`
-tool runs horma's retriever over the same workspace. The client reads
-ANTHROPIC_BASE_URL too, so the example runs against any Messages-API
+The memory tool (memory_20250818) sees the workspace's notes/agent/ folder as
+/memories: Claude's own files, which horma's manager never overwrites and
+whose lines recall quotes. Beside it, a `recall` tool runs horma's retriever
+over the whole workspace (the exact raw archive, the manager's notes and
+Claude's files); .horma/ is never seen. The client reads ANTHROPIC_BASE_URL
+too, so the example runs against any Messages-API
 endpoint (a proxy, or the loopback server the tests use).
 """
 
@@ -20,7 +21,7 @@ import horma
 from horma.memory_tool import HormaMemoryTool, recall_tool
 
 SYSTEM = ("You have a long-term memory. Check /memories before answering; keep durable facts about the user "
-          "as short notes under /memories/notes/. Use recall to find what past conversations said.")
+          "as short notes under /memories/. Use recall to find what past conversations said.")
 
 
 def main(workspace: str, message: str) -> None:

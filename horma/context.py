@@ -25,6 +25,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from horma.core.text import count_tokens
+from horma.filecheck import file_problem
 from horma.workspace import RAW_DIR, Workspace, WorkspaceError, parse_raw_line
 
 
@@ -127,8 +128,8 @@ class Context:
             target = self.workspace.resolve(path)
         except WorkspaceError as exc:
             return f"refused: {exc}"
-        if not target.is_file():
-            return f"refused: {path}: no such file"
+        if problem := file_problem(target):
+            return f"refused: {path}: {problem}"
         rel = target.relative_to(self.workspace.root).as_posix()  # = workspace.rel(target): already resolved
         is_raw = rel.startswith(f"{RAW_DIR}/")
         all_lines = self._raw_files.get(rel) if is_raw else None

@@ -2,10 +2,14 @@
 
 Built on the official ``mcp`` SDK (FastMCP). Tools:
 
-- ``record`` archives units and organizes notes (the manager);
-- ``recall`` returns the context for a query, every item with its path, lines and unit ids (the retriever);
+- ``record`` archives units and organizes notes (the manager), under :mod:`horma.record_contract`;
+- ``recall`` returns the context for a query once, every item with its path, lines and unit ids (the retriever);
 - ``search``, ``read``, ``run``, ``tree``: the retriever's own action space, for a client model that
-  navigates by itself (``run`` is one command in the read-view sandbox: read-only, time- and output-limited).
+  navigates by itself (``run`` is one command in the read-view sandbox: read-only, time- and output-limited);
+- ``forget`` and ``delete_note``: real deletion, each a dry run until ``confirm=true``.
+
+A failed call answers one line, ``code: what is wrong`` (codes in :mod:`horma.mcp_tools`); the server
+reports horma's version; over HTTP a body over the limit is a JSON-RPC error (:mod:`horma.mcp_http`).
 
 Resources: each workspace's ``INDEX.md`` and its notes, as ``horma://<workspace>/<path>``.
 
@@ -23,52 +27,57 @@ from __future__ import annotations
 
 import re
 import shlex
+import stat
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
-from urllib.parse import quote, unquote
 
 import anyio.to_thread
 from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.exceptions import ResourceError, ToolError
-from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.types import Resource, ResourceTemplate, ToolAnnotations
-from pydantic import BaseModel, ConfigDict, Field
+from mcp.server.fastmcp.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
 
-from horma import paths
+from horma import __version__, paths
+from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
+from horma.mcp_resources import WorkspaceResources
+from horma.mcp_tools import (
+    Newlines,
+    Recalled,
+    UnitIn,
+    WorkspaceArg,
+    add_deletion_tools,
+    coded,
+    do_recall,
+    do_record,
+    error_line,
+    recall_text,
+    record_text,
+    search_command,
+)
 from horma.memory import Memory
 from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
 from horma.sandbox.views import index_dir
 from horma.vectors import format_near, nearest
-from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, Unit, Workspace, WorkspaceError
+from horma.workspace import META_DIR, Workspace, WorkspaceError
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-SCHEME = "horma"
 READ_MAX_LINES = 2000
 READ_MAX_CHARS = 64_000
 RUN_TIMEOUT = 10.0
-MAX_RESOURCES = 2000
 
 INSTRUCTIONS = """\
 horma is a file-tree memory. `record` archives conversation turns or steps (units) exactly under raw/ and
-organizes notes/ that cite them; `recall` returns a compact context for a question, each item with its file,
-line range and source unit ids. To navigate by yourself: `tree`, `search` (ranked lines, best first), `read`
-(numbered lines), `run` (one read-only shell command: ls, grep, cat, hsearch)."""
+organizes notes/ that cite them (re-sending an id is safe: each id comes back archived, unchanged or conflict);
+`recall` returns a compact context for a question, each item with its file, line range and source unit ids.
+To navigate by yourself: `tree`, `search` (ranked lines, best first), `read` (numbered lines), `run` (one
+read-only shell command: ls, grep, cat, hsearch). `forget` and `delete_note` delete for real, after a dry run.
+A failed call answers one line: `code: what is wrong`."""
 
 T = TypeVar("T")
-
-
-class UnitIn(BaseModel):
-    """One unit to remember: a dialogue turn, an environment step, a log line."""
-
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(description="Its id in your source, unique in the workspace, no spaces or '|' (e.g. 's3:7').")
-    time: str = Field(description="When it happened, e.g. '2024-03-02 09:15'.")
-    actor: str = Field(description="Who spoke or acted, e.g. 'user'.")
-    text: str = Field(description="What was said or done, verbatim.")
 
 
 @dataclass
@@ -112,6 +121,13 @@ class Served:
             self._client_box = open_for_agent(self.workspace.root, self.options.backend, View.READ,
                                               llm_driven=True, allow_unsafe_local=self.options.unsafe_local)
         return self._client_box
+
+    def reopen(self) -> None:
+        """Read the workspace afresh (after ``forget`` rewrote raw/, every cached id is stale); holds ``lock``."""
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
+        self.workspace = Workspace.open(self.workspace.root)
 
     def close(self) -> None:
         with self.lock:
@@ -207,20 +223,6 @@ class Workspaces:
 
 
 # -- what the tools do (blocking; called in a worker thread under the workspace's lock) ----------------------
-def do_record(served: Served, units: list[UnitIn], session: str | None) -> dict:
-    result = served.memory.record([Unit(u.id, u.time, u.actor, u.text) for u in units], slug=session or "segment")
-    return {"workspace": served.name, **result.as_dict()}
-
-
-def do_recall(served: Served, query: str, budget: int, asked: str | None = None) -> dict:
-    ctx = served.memory.recall(query, budget, asked)
-    d = ctx.as_dict()
-    items = [{"path": i["path"], "start": i["start"], "end": i["end"], "units": i["refs"], "tokens": i["tokens"],
-              "text": i["text"]} for i in d["items"]]
-    return {"workspace": served.name, "query": d["query"], "context": d["context"], "tokens": d["tokens"],
-            "budget": budget, "items": items, "units": ctx.refs, "trace": d["trace"], "cost": d["cost"]}
-
-
 def _box_output(box: Sandbox, command: str, timeout: float) -> tuple[str, int]:
     box.exec(f"cd {shlex.quote(box.home)}")  # every call starts at the workspace root
     result = box.exec(command, timeout=timeout)
@@ -236,8 +238,7 @@ def do_search(served: Served, query: str, n: int) -> str:
     query = " ".join(query.split())
     near = nearest(str(index_dir(served.memory.workspace.root)), query)  # meaning, embedded here on the host
     near_arg = f"--near {format_near(near)} " if near else ""
-    out, code = _box_output(served.client_box, f"hsearch -n {int(n)} {near_arg}-- {shlex.quote(query)}",
-                            served.options.run_timeout)
+    out, code = _box_output(served.client_box, search_command(query, n, near_arg), served.options.run_timeout)
     if code == 1:  # like grep: nothing matched
         return f"(no matches for {query!r})"
     if code != 0:
@@ -278,8 +279,8 @@ def do_read(served: Served, path: str, start: int | None, end: int | None) -> st
 def do_tree(served: Served, path: str, depth: int) -> str:
     parts = paths.split(path)
     st = paths.lstat(served.workspace.root, parts)
-    if st is None:
-        raise WorkspaceError(f"{path}: no such folder")
+    if st is None or not stat.S_ISDIR(st.st_mode):
+        raise paths.PathRefused(path, "no such folder" if st is None else "is a file, not a folder: read it")
     entries = paths.listing(served.workspace.root, parts, depth)
     label = "/".join(parts) or "."
     rows = [f"{label}/"]
@@ -293,62 +294,25 @@ def do_tree(served: Served, path: str, depth: int) -> str:
 
 
 # -- the server ------------------------------------------------------------------------------------------------
-WorkspaceArg = Annotated[str | None, Field(
-    description="The workspace to use, when the server serves a folder of workspaces; omit it otherwise.")]
-
-
-class HormaMCP(FastMCP):
-    """FastMCP whose resources are the served workspaces' INDEX.md and notes, listed as they are on disk now."""
+class HormaMCP(WorkspaceResources, FastMCP):
+    """FastMCP over served workspaces: their INDEX.md and notes as resources, tools answering coded errors."""
 
     def __init__(self, spaces: Workspaces, **settings: Any):
         super().__init__(name="horma", instructions=INSTRUCTIONS, **settings)
+        self._mcp_server.version = __version__  # serverInfo: horma's version, not the SDK's
         self.spaces = spaces
 
-    async def list_resources(self) -> list[Resource]:
-        return await anyio.to_thread.run_sync(self._resources)
-
-    def _resources(self) -> list[Resource]:
-        out: list[Resource] = []
-        for name in self.spaces.names():
-            ws = self.spaces.get(name).workspace
-            rels = [INDEX_FILE] + [ws.rel(p) for p in ws.note_files() if not p.is_symlink()]
-            for rel in rels:
-                if len(out) >= MAX_RESOURCES:
-                    return out
-                out.append(Resource(uri=resource_uri(name, rel), name=f"{name}/{rel}", mimeType="text/markdown",
-                                    description="what is where in this memory" if rel == INDEX_FILE else "a note"))
-        return out
-
-    async def list_resource_templates(self) -> list[ResourceTemplate]:
-        return [ResourceTemplate(uriTemplate=f"{SCHEME}://{{workspace}}/{{+path}}", name="workspace file",
-                                 description="INDEX.md or a note (notes/...) of a workspace", mimeType="text/markdown")]
-
-    async def read_resource(self, uri: Any) -> list[ReadResourceContents]:
-        name, rel = parse_uri(str(uri))
-        parts = paths.split(rel)
-        if parts != [INDEX_FILE] and (not parts or parts[0] != NOTES_DIR):
-            raise ResourceError(f"{uri}: resources are INDEX.md and notes/...; use the read tool for other files")
-
-        def read() -> str:
-            return paths.read_text(self.spaces.get(name).workspace.root, parts)
-
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Every failure as one coded line (FastMCP would answer "Error executing tool ...: " and a traceback's
+        worth of validation detail)."""
         try:
-            text = await anyio.to_thread.run_sync(read)
-        except WorkspaceError as exc:
-            raise ResourceError(str(exc)) from None
-        return [ReadResourceContents(content=text, mime_type="text/markdown")]
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            raise ToolError(error_line(exc)) from None
 
-
-def resource_uri(name: str, rel: str) -> str:
-    return f"{SCHEME}://{name}/{quote(rel)}"
-
-
-def parse_uri(uri: str) -> tuple[str, str]:
-    prefix = f"{SCHEME}://"
-    if not uri.startswith(prefix) or "/" not in uri[len(prefix):]:
-        raise ResourceError(f"{uri}: not a horma resource (expected {SCHEME}://<workspace>/<path>)")
-    name, _, rel = uri[len(prefix):].partition("/")
-    return name, unquote(rel)
+    def streamable_http_app(self) -> Any:
+        """The HTTP app with the body limit answered in JSON-RPC (:mod:`horma.mcp_http`)."""
+        return BodyLimit(super().streamable_http_app(), self.settings.max_request_body_size)
 
 
 def reading(title: str) -> ToolAnnotations:
@@ -358,7 +322,7 @@ def reading(title: str) -> ToolAnnotations:
 
 
 def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 8000,
-                 log_level: str = "WARNING") -> HormaMCP:
+                 log_level: str = "WARNING", max_body: int = DEFAULT_MAX_BODY) -> HormaMCP:
     """The MCP server over ``spaces``; run it with ``.run("stdio")`` or ``.run("streamable-http")``."""
 
     @asynccontextmanager
@@ -368,7 +332,8 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         finally:
             await anyio.to_thread.run_sync(spaces.close)
 
-    server = HormaMCP(spaces, host=host, port=port, log_level=log_level, lifespan=lifespan)
+    server = HormaMCP(spaces, host=host, port=port, log_level=log_level, lifespan=lifespan,
+                      max_request_body_size=max_body)
 
     async def call(workspace: str | None, job: Callable[[Served], T], *, create: bool = False) -> T:
         """Run ``job`` on the named workspace in a worker thread, one call per workspace at a time."""
@@ -381,7 +346,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         try:
             return await anyio.to_thread.run_sync(work)
         except (WorkspaceError, SandboxError, ValueError) as exc:
-            raise ToolError(str(exc)) from None
+            raise coded(exc) from None
 
     @server.tool(annotations=ToolAnnotations(title="Record units", readOnlyHint=False, destructiveHint=False,
                                              idempotentHint=True, openWorldHint=False), structured_output=True)
@@ -390,10 +355,15 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         session: Annotated[str | None, Field(description="A short name for this batch (a session, an episode); "
                                                          "it names the raw folder.")] = None,
         workspace: WorkspaceArg = None,
-    ) -> dict[str, Any]:
-        """Remember units: archive them exactly under raw/ (units whose id is already archived are skipped, so
-        re-sending is safe) and organize notes that cite them. Returns what was archived and what it cost."""
-        return await call(workspace, lambda s: do_record(s, units, session), create=True)
+        newlines: Annotated[Newlines, Field(description="A line break in a text: 'refuse' (the call fails, "
+                                                        "naming the unit) or 'fold' (lines joined with a "
+                                                        "space).")] = "refuse",
+    ) -> Annotated[CallToolResult, dict[str, Any]]:
+        """Remember units: archive them exactly under raw/ and organize notes that cite them. Idempotent by id:
+        'ids' lists every id as archived, unchanged (already archived alike: re-sending is safe) or conflict
+        (already archived with other content: nothing changed, both versions in 'conflicts')."""
+        done = await call(workspace, lambda s: do_record(s, units, session, newlines), create=True)
+        return CallToolResult(content=[TextContent(type="text", text=record_text(done))], structuredContent=done)
 
     @server.tool(annotations=reading("Recall"),
                  structured_output=True)
@@ -403,10 +373,12 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         workspace: WorkspaceArg = None,
         asked: Annotated[str | None, Field(description="When the question is asked (YYYY-MM-DD; default today): "
                                                        "'10 days ago', 'last Saturday' count from it.")] = None,
-    ) -> dict[str, Any]:
+    ) -> Annotated[CallToolResult, Recalled]:
         """Build a compact context for the query within the token budget: the verified lines the memory
-        holds about it, each item with its file path, line range and source unit ids, plus what it cost."""
-        return await call(workspace, lambda s: do_recall(s, query, budget, asked))
+        holds about it (once), then each item's file path, line range and source unit ids, and what it cost."""
+        got = await call(workspace, lambda s: do_recall(s, query, budget, asked))
+        return CallToolResult(content=[TextContent(type="text", text=recall_text(got))],
+                              structuredContent=got.model_dump(mode="json"))
 
     @server.tool(annotations=reading("Search"),
                  structured_output=False)
@@ -415,8 +387,8 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         n: Annotated[int, Field(ge=1, le=200, description="How many raw lines to list.")] = 20,
         workspace: WorkspaceArg = None,
     ) -> str:
-        """Ranked search (hsearch) over the raw archive, routed through the notes: best matching lines first,
-        as `path:line:text`, then matching note lines. Read around a hit with `read`."""
+        """Ranked search (hsearch): the matching lines, best first, each as `path:line:text`: lines of notes
+        someone wrote (an agent's own files) first, then raw lines. Read around a hit with `read`."""
         return await call(workspace, lambda s: do_search(s, query, n))
 
     @server.tool(annotations=reading("Read"),
@@ -451,8 +423,10 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         workspace: WorkspaceArg = None,
     ) -> str:
         """List a folder of the workspace as a tree with file sizes: INDEX.md (what is where), notes/ (written
-        by the memory manager), raw/ (the exact archive, one folder per session)."""
+        by the memory manager; notes/agent/ is an agent's own), raw/ (the exact archive, one folder per session)."""
         return await call(workspace, lambda s: do_tree(s, path, depth))
+
+    add_deletion_tools(server, call)
 
     @server.tool(annotations=reading("List workspaces"),
                  structured_output=False)

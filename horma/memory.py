@@ -20,7 +20,8 @@ from typing import Any
 
 from horma.agents.manager import Manager, RecordResult
 from horma.agents.retriever import Recall, Retriever
-from horma.units import UNIT_FIELDS, as_unit, check_units  # noqa: F401 - as_unit, UNIT_FIELDS: re-exported (horma.memory.as_unit)
+from horma.record_contract import accept
+from horma.units import UNIT_FIELDS, as_unit  # noqa: F401 - as_unit, UNIT_FIELDS: re-exported (horma.memory.as_unit)
 from horma.workspace import Unit, Workspace, WorkspaceError
 
 def resolve_llm(llm: Any):
@@ -73,11 +74,18 @@ class Memory:
         slug: str = "segment",
         time: str | None = None,
         source: str | None = None,
+        newlines: str = "refuse",
     ) -> RecordResult:
-        """Archive the units as one segment (units already archived are skipped), then organize notes."""
+        """Archive the units as one segment, then organize notes, under :mod:`horma.record_contract`.
+
+        An id already archived alike is unchanged, with other content a conflict (both listed in the
+        result, never archived); ``time`` may be left out (now, UTC); a line break in a text is refused
+        unless ``newlines="fold"``.
+        """
         if source is not None and not isinstance(source, str):
             raise WorkspaceError(f"source must be a string, got {type(source).__name__}")
-        return self.manager.record(check_units(units), slug=slug, time=time, source=source)
+        batch = accept(units, newlines)
+        return self.manager.record(batch.units, slug=slug, time=time, source=source, untimed=batch.untimed)
 
     def recall(self, query: str, budget: int = 1000, asked: str | None = None) -> Recall:
         """The context the retriever builds for ``query`` within ``budget`` tokens.

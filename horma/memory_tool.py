@@ -1,17 +1,21 @@
 """The Anthropic memory tool (``memory_20250818``) backed by a horma workspace, plus a ``recall`` tool beside it.
 
 Claude manages a ``/memories`` directory with view / create / str_replace /
-insert / delete / rename; here ``/memories`` is a horma workspace:
+insert / delete / rename; here ``/memories`` is the workspace's
+``notes/agent/`` folder (see :mod:`horma.agent_files`): the agent's own files,
+which no manager run overwrites, whose lines recall quotes, every change a
+revision of the notes history. ``raw/`` and the manager's notes are not under
+``/memories``: the ``recall`` tool beside it searches them (and the agent's files).
 
-- ``/memories/notes/...`` and ``/memories/INDEX.md`` are writable (Claude's
-  notes sit beside the manager's, and the search index learns them at once);
-- ``/memories/raw/...`` is visible and read-only: the exact archive of what happened;
-- ``.horma/`` and every other hidden name are invisible.
-
-Path rules are exact: ``/memories`` or a ``/memories/`` prefix (never
-``/memories_x``), no ``..``, no links anywhere on the path (every folder is
-opened with ``O_NOFOLLOW`` relative to its parent, see :mod:`horma.paths`).
-Writes are atomic (temp file + rename) under the workspace's writer lock.
+Commands follow the SDK's reference implementation
+(``BetaLocalFilesystemMemoryTool``): ``view`` of a folder lists two levels
+(hidden names left out), ``view_range [a, b]`` shows lines ``max(1, a)`` to
+``b`` (``-1``: to the end), ``create`` refuses an existing file and makes
+missing folders. Path rules are exact: ``/memories`` or a ``/memories/``
+prefix (never ``/memories_x``), no ``..``, no links anywhere on the path
+(every folder is opened with ``O_NOFOLLOW`` relative to its parent, see
+:mod:`horma.paths`). Writes are atomic (temp file + fsync + rename) under the
+workspace's writer lock, with the workspace's file mode.
 
     client.beta.messages.tool_runner(model=..., max_tokens=..., messages=...,
         tools=[HormaMemoryTool("./mem"), recall_tool(horma.Memory("./mem"))],
@@ -42,11 +46,10 @@ from anthropic.types.beta import (
     BetaMemoryTool20250818ViewCommand,
 )
 
-from horma import paths
-from horma.history import NotesHistory
-from horma.index import open_index
+from horma import agent_files, paths
+from horma.agent_files import AGENT_PARTS
 from horma.memory import Memory
-from horma.workspace import INDEX_FILE, NOTES_DIR, RAW_DIR, FileWriter, Workspace, WorkspaceError
+from horma.workspace import Workspace, WorkspaceError
 
 MEMORIES = "/memories"
 LINE_WIDTH = 6
@@ -73,14 +76,18 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
         super().__init__(cache_control=cache_control)
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace.init(workspace)
         self.root: Path = self.workspace.root
+        try:
+            agent_files.make_folders(self.root, AGENT_PARTS)  # /memories exists from the start, as in the SDK's tool
+        except paths.PathRefused as exc:
+            raise WorkspaceError(f"{self.root}: {'/'.join(AGENT_PARTS)}: {exc.reason}") from None
 
     # -- paths ------------------------------------------------------------------------------------------------
     def _parts(self, path: Any) -> list[str]:
-        """The workspace components of a ``/memories`` path; ToolError for anything else."""
+        """The workspace components of a ``/memories`` path (under ``notes/agent/``); ToolError for anything else."""
         if not isinstance(path, str) or not (path == MEMORIES or path.startswith(MEMORIES + "/")):
             raise ToolError(f"paths must be {MEMORIES} or start with {MEMORIES}/, got {path!r}")
         try:
-            return paths.split(path[len(MEMORIES):])
+            return AGENT_PARTS + paths.split(path[len(MEMORIES):])
         except paths.PathRefused as exc:
             raise ToolError(f"{path}: {exc.reason}") from None
 
@@ -100,17 +107,16 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
         return st
 
     def _writable(self, path: Any) -> list[str]:
-        """Components of a path Claude may write: a note or INDEX.md, never raw/."""
+        """Components of a path below ``/memories`` (the folder itself is not a file)."""
         parts = self._parts(path)
-        if parts == [INDEX_FILE] or (len(parts) >= 2 and parts[0] == NOTES_DIR):
-            return parts
-        if parts and parts[0] == RAW_DIR:
-            raise ToolError(f"{path}: {MEMORIES}/{RAW_DIR}/ is the read-only archive of what happened; "
-                            f"write notes under {MEMORIES}/{NOTES_DIR}/")
-        raise ToolError(f"{path}: only {MEMORIES}/{NOTES_DIR}/... and {MEMORIES}/{INDEX_FILE} can be written")
+        if parts == AGENT_PARTS:
+            raise ToolError(f"{path}: is the {MEMORIES} directory itself; name a file in it")
+        return parts
 
     def _read(self, path: str, parts: list[str]) -> str:
         st = self._existing(path, parts)
+        if stat.S_ISDIR(st.st_mode):
+            raise ToolError(f"The path {path} is a directory, not a file.")
         if not stat.S_ISREG(st.st_mode):
             raise ToolError(f"The path {path} is not a file.")
         try:
@@ -123,28 +129,18 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
     # -- writes -------------------------------------------------------------------------------------------------
     @contextmanager
     def _writing(self, message: str):
-        """Hold the writer lock for one change; after it succeeded, :meth:`_committed` records it."""
+        """Hold the writer lock for one change; after it succeeded, record it (history and index)."""
         try:
             with self.workspace.writer():
                 yield
-                self._committed(message)
+                agent_files.committed(self.workspace, f"memory tool: {message}")
         except WorkspaceError as exc:
             raise ToolError(str(exc)) from None
         except OSError as exc:
             raise ToolError(f"{message}: failed ({exc.strerror or exc})") from None
 
-    def _committed(self, message: str) -> None:
-        """After each successful write, still under the writer lock: record it in the notes history
-        (so ``horma revert`` undoes what Claude wrote) and bring the search index up to date, so
-        ``recall`` and ``hsearch`` see Claude's notes at once."""
-        with NotesHistory(self.workspace) as history:
-            history.commit(f"memory tool: {message}")
-        with open_index(self.workspace) as idx:
-            idx.sync(str(self.root), rebuild=False)
-
     def _write(self, parts: list[str], text: str) -> None:
-        with FileWriter(self.root) as writer:
-            writer.write("/".join(parts), text)
+        agent_files.write(self.root, parts, text)
 
     # -- the six commands ---------------------------------------------------------------------------------------
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
@@ -157,24 +153,23 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
             except paths.PathRefused as exc:
                 raise ToolError(f"{path}: {exc.reason}") from None
             base = path.rstrip("/")
-            rows = [f"{_size(st.st_size)}\t{base}"]
+            rows = [f"{_size(st.st_size)}\t{path}"]
             for e in entries:
                 if e.kind == "dir":
                     rows.append(f"{_size(e.size)}\t{base}/{e.path}/")
                 elif e.kind == "file":
                     rows.append(f"{_size(e.size)}\t{base}/{e.path}")
-            head = (f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items "
-                    f"({RAW_DIR}/ is read-only; links are not listed):")
+            head = f"Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"
             return head + "\n" + "\n".join(rows)
         content = self._read(path, parts)
         lines = content.split("\n")
         first = 1
         span = command.view_range
-        if span:
-            if (not isinstance(span, list) or len(span) != 2 or not all(isinstance(x, int) for x in span)
-                    or span[0] < 1 or (span[1] != -1 and span[1] < span[0])):
-                raise ToolError(f"view_range must be [start, end] with 1 <= start <= end (or end -1), got {span!r}")
-            first = span[0]
+        if span is not None and (not isinstance(span, list) or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in span)):
+            raise ToolError(f"view_range must be a list of two integers [start, end], got {span!r}")
+        if span and len(span) == 2:  # the SDK's rule: lines max(1, start)..end, end -1 meaning the last
+            first = max(1, span[0])
             lines = lines[first - 1 : None if span[1] == -1 else span[1]]
         return f"Here's the content of {path} with line numbers:\n" + _numbered(lines, first)
 
@@ -232,9 +227,9 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
 
     def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
         path = command.path
+        if self._parts(path) == AGENT_PARTS:
+            raise ToolError(f"Cannot delete the {MEMORIES} directory itself")
         parts = self._writable(path)
-        if parts == [INDEX_FILE]:
-            raise ToolError(f"{path}: INDEX.md can be edited, not deleted")
         with self._writing(f"delete {path}"):
             st = self._existing(path, parts)
             with paths.open_dir(self.root, parts[:-1]) as fd:
@@ -246,9 +241,9 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
 
     def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
         old_path, new_path = command.old_path, command.new_path
+        if self._parts(old_path) == AGENT_PARTS:
+            raise ToolError(f"Cannot rename the {MEMORIES} directory itself")
         old, new = self._writable(old_path), self._writable(new_path)
-        if INDEX_FILE in (old[0], new[0]):
-            raise ToolError("INDEX.md stays where it is")
         if new[: len(old)] == old:
             raise ToolError(f"cannot move {old_path} into itself")
         with self._writing(f"rename {old_path} to {new_path}"):
@@ -291,9 +286,17 @@ class HormaAsyncMemoryTool(BetaAsyncAbstractMemoryTool):
         return await self._run(self.sync.rename, command)
 
 
+def shown_path(rel: str) -> str:
+    """A workspace path as the model knows it: ``/memories/...`` for its own files, ``raw/...`` or
+    ``notes/...`` (readable through recall, not the memory tool) for the rest."""
+    own = "/".join(AGENT_PARTS) + "/"
+    return f"{MEMORIES}/{rel.removeprefix(own)}" if rel.startswith(own) else rel
+
+
 def recall_tool(memory: Memory, budget: int = 1000) -> BetaFunctionTool:
     """A ``recall`` tool for the tool runner, offered beside the memory tool: horma's retriever over the same
-    workspace, returning the context with every item's path, lines and unit ids, and what it cost."""
+    workspace (the raw archive, the manager's notes and the agent's own files), returning the context with
+    every item's path, lines and unit ids, and what it cost."""
 
     def recall(query: str, budget: int = budget) -> str:
         """Recall what the memory holds about a question, with each line's file, line range and source unit ids.
@@ -310,7 +313,7 @@ def recall_tool(memory: Memory, budget: int = 1000) -> BetaFunctionTool:
             raise ToolError(str(exc)) from None
         return json.dumps({
             "context": ctx.text, "tokens": ctx.tokens,
-            "items": [{"path": f"{MEMORIES}/{i.path}", "start": i.start, "end": i.end, "units": i.refs}
+            "items": [{"path": shown_path(i.path), "start": i.start, "end": i.end, "units": i.refs}
                       for i in ctx.items],
             "cost": ctx.cost.as_dict(),
         }, ensure_ascii=False)

@@ -18,14 +18,18 @@ gate twice changes nothing):
   ``:SS`` and ``.ffffff`` only when they are not zero), from any form
   :meth:`datetime.datetime.fromisoformat` reads (``20230508T1356`` included):
   the form sorts as text in time order, which the segment folders rely on.
+  An RFC 3339 time with ``Z`` or an offset (``2024-03-02T09:15:00+01:00``,
+  ``t``/``z`` in either case) is converted to UTC and stored without the
+  suffix: mixed offsets would not sort as text, and an agent's clock sends
+  them. A time without one is stored as given (the source's own clock).
 
 Everything else that would not round-trip is refused with a
 :class:`UnitError`, not escaped: control characters (terminal escapes, NUL,
 which makes grep call the archive binary) and lone surrogates (not UTF-8
 encodable) have no meaning in a dialogue turn or a log line, and an escape
 syntax would be one more format that grep, cat, the index and every agent
-reading ``raw/`` must undo. Times with a UTC offset are refused: mixed
-offsets do not sort as text, and converting would move a turn to another day.
+reading ``raw/`` must undo. An actor holding ``|`` (the field separator) is
+refused too: ``grep '| user:'`` must find only that actor's turns.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ MAX_ID_CHARS = 200
 # control characters (C0, DEL, C1) and lone surrogates; whitespace among them is folded first
 _BAD_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_RFC3339_LOWER = re.compile(r"(?<=\d)t(?=\d)|(?<=\d)z$")  # RFC 3339 allows 't' and 'z'; fromisoformat does not
 
 
 class UnitError(WorkspaceError):
@@ -60,7 +65,8 @@ def normalize_time(value: object, what: str = "time") -> str:
     if not isinstance(value, str):
         raise UnitError(f"{what} must be a string, got {type(value).__name__}")
     text = value.strip()
-    hint = f"{what} {value!r:.60} is not an ISO date or date-time without offset (e.g. 2024-03-02 18:05)"
+    hint = (f"{what} {value!r:.60} is not an ISO date or RFC 3339 date-time "
+            "(e.g. 2024-03-02 18:05 or 2024-03-02T18:05:00Z)")
     if not text or _BAD_CHAR.search(text):
         raise UnitError(hint)
     try:
@@ -68,11 +74,11 @@ def normalize_time(value: object, what: str = "time") -> str:
     except ValueError:
         pass
     try:
-        t = dt.datetime.fromisoformat(text)
+        t = dt.datetime.fromisoformat(_RFC3339_LOWER.sub(lambda m: m.group().upper(), text))
     except ValueError:
         raise UnitError(hint) from None
     if t.tzinfo is not None:
-        raise UnitError(f"{what} {value!r:.60} has a UTC offset; give the local time without one")
+        t = t.astimezone(dt.timezone.utc).replace(tzinfo=None)
     spec = "minutes" if not (t.second or t.microsecond) else "seconds" if not t.microsecond else "microseconds"
     return t.isoformat(sep=" ", timespec=spec)
 
@@ -109,6 +115,8 @@ def check_unit(unit: object) -> Unit:
     time = normalize_time(unit.time, f"{where}: field 'time'")
     actor = " ".join(unit.actor.split()) or "-"
     _refuse_chars(actor, f"{where}: actor")
+    if SEP.strip() in actor:
+        raise UnitError(f"{where}: actor {actor!r:.60} contains '|', which separates the fields of a raw line")
     if ": " in actor:
         raise UnitError(f"{where}: actor {actor!r:.60} contains ': ', which separates the actor from the text")
     text = " ".join(unit.text.split())

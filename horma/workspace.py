@@ -34,6 +34,7 @@ from filelock import FileLock, Timeout
 
 from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE  # noqa: F401
 from horma.core.text import SEP, format_unit, parse_unit  # noqa: F401
+from horma.filecheck import file_problem
 
 DEFAULT_INDEX = """# INDEX
 
@@ -487,6 +488,11 @@ class Workspace:
         self._raw_sig = sig if self._complete(sig) else None
         return self._ids
 
+    def files_holding(self, ids: set[str]) -> list[Path]:
+        """The units files holding any of ``ids``, from the id cache: a resent batch reads only those."""
+        self.unit_ids()
+        return [f for f, held in self._ids_by_file.items() if not held.isdisjoint(ids)]
+
     def _complete(self, sig: tuple[int, int] | None) -> bool:
         """Whether every folder in ``raw/`` had its units file when listed (none was mid-archive).
 
@@ -553,8 +559,8 @@ class Workspace:
 
     def read_note(self, rel: str) -> Note:
         p = self.resolve(rel)
-        if not p.is_file():
-            raise WorkspaceError(f"{rel}: no such note")
+        if problem := file_problem(p):
+            raise WorkspaceError(f"{rel}: {problem}")
         return parse_note(rel, p.read_text(encoding="utf-8"))
 
     def write_note(self, note: Note) -> None:
@@ -585,8 +591,8 @@ class Workspace:
         A raw line covers its own unit; a note line covers the unit ids it cites.
         """
         p = self.resolve(rel)
-        if not p.is_file():
-            raise WorkspaceError(f"{rel}: no such file")
+        if problem := file_problem(p):
+            raise WorkspaceError(f"{rel}: {problem}")
         lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
         end = len(lines) if end is None else min(end, len(lines))
         if start < 1 or start > max(end, 1):

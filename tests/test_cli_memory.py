@@ -270,3 +270,19 @@ def test_trace_marks_a_run_cut_off_by_a_crash(tmp_path):
     assert "--full" not in ok(["trace", ws.root, "--full"]).stdout
     listing = json.loads(ok(["trace", ws.root, "--list", "--json"]).stdout)
     assert listing[0]["status"] == "cut off" and listing[0]["steps"] == 1
+
+
+def test_a_reingest_of_a_changed_source_names_its_conflicts(tmp_path):
+    """An id archived with other text is not archived again, and the totals say so instead of 'already there'."""
+    ws = tmp_path / "ws"
+    rows = [json.loads(line) for line in DEMO.read_text().splitlines() if line.strip()]
+    ok(["ingest", "jsonl", DEMO, "-w", ws, "--backend", "local"])
+    changed = tmp_path / "changed.jsonl"
+    rows[0] = {**rows[0], "text": rows[0]["text"] + " (edited)"}
+    changed.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = tree_state(ws)
+    res = ok(["ingest", "jsonl", changed, "-w", ws, "--backend", "local"])
+    assert f"({len(rows)} already there, 1 of them with other text: not archived)" in " ".join(res.output.split())
+    out = json.loads(ok(["ingest", "jsonl", changed, "-w", ws, "--backend", "local", "--json"]).stdout)
+    assert (out["archived"], out["skipped"], out["conflicts"]) == (0, len(rows), 1)
+    assert tree_state(ws) == before and "(edited)" not in "".join(p.read_text() for p in ws.glob("raw/*/units.log"))

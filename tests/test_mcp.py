@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-TOOLS = {"record", "recall", "search", "read", "run", "tree", "workspaces"}
+TOOLS = {"record", "recall", "search", "read", "run", "tree", "workspaces", "forget", "delete_note"}
 
 ALPHA = [
     {"id": "s1:1", "time": "2024-03-02 09:15", "actor": "user", "text": "My sister Ana moves to Lisbon in June."},
@@ -294,6 +294,6 @@ def test_example_client_session(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(REPO / "examples" / "mcp" / "client_session.py"), str(tmp_path / "m")],
                           env=ENV, cwd=REPO, capture_output=True, text=True, timeout=110)
     assert proc.returncode == 0, proc.stderr
-    assert "tools: read, recall, record, run, search, tree, workspaces" in proc.stdout
+    assert "tools: delete_note, forget, read, recall, record, run, search, tree, workspaces" in proc.stdout
     assert "archived 3 units" in proc.stdout
     assert "s1:1" in proc.stdout and "Lisbon" in proc.stdout

@@ -16,6 +16,7 @@ from horma.bench.locomo import DatasetError, parse_samples
 from horma.bench.longmemeval import LongMemEvalError, parse_item
 from horma.sandbox import SandboxError
 from horma.sources.jsonl import load_jsonl
+from horma.record_contract import accept
 from horma.units import UnitError, check_name, check_unit, check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError
 from tests.wsstate import assert_one_error_line, cli, tree_state
@@ -51,7 +52,7 @@ def test_gate_accepted_units_read_back_identical_and_refused_ones_change_nothing
     ws = memory.workspace
     before = tree_state(ws.root)
     try:
-        expected = check_units(batch)
+        expected = accept(batch).units  # the record contract: the gate, plus no line break and a named actor
     except UnitError:
         with pytest.raises(UnitError):
             memory.record(batch, slug="prop")
@@ -78,9 +79,17 @@ def test_a_newline_in_time_cannot_forge_an_archive_line(memory):
     assert tree_state(memory.workspace.root) == before
 
 
-def test_actor_and_text_separators_fold_and_cannot_split_a_line(memory):
+@pytest.mark.parametrize("breaker", ["\n", "\u2028", "\u2029", "\x85", "\x1c", "\r\n", "\x0b"])
+def test_a_line_break_in_a_text_is_refused_not_folded(memory, breaker):
+    before = tree_state(memory.workspace.root)
+    with pytest.raises(UnitError, match=f"unit 'u1': text holds a line break \\(U\\+{ord(breaker[0]):04X} after 'one'\\)"):
+        memory.record([Unit("u1", "2024-01-01", "Ann", f"one{breaker}two")])
+    assert tree_state(memory.workspace.root) == before
+
+
+def test_line_breaks_fold_when_asked_and_cannot_split_a_line(memory):
     text = "one\ntwo\u2028three\u2029four\x85five\x1csix\r\nseven"
-    res = memory.record([Unit("u1", "2024-01-01", "Ann\nBee", text)])
+    res = memory.record([Unit("u1", "2024-01-01", "Ann Bee", text)], newlines="fold")
     lines = memory.workspace.resolve(res.segment).read_text(encoding="utf-8").split("\n")
     assert lines == ["u1 | 2024-01-01 | Ann Bee: one two three four five six seven", ""]
     assert [r.unit.text for r in memory.workspace.iter_raw()] == ["one two three four five six seven"]
@@ -94,7 +103,10 @@ def test_actor_and_text_separators_fold_and_cannot_split_a_line(memory):
     (Unit("a", "2024-01-01", "A\x9bnn", "t"), "actor holds a control character"),
     (Unit("a\x1b", "2024-01-01", "Ann", "t"), "control character"),
     (Unit("x" * 201, "2024-01-01", "Ann", "t"), "longer than 200"),
-    (Unit("a", "2024-01-01T10:00+02:00", "Ann", "t"), "UTC offset"),
+    (Unit("a", "2024-01-01", "Ann | Bee", "t"), "contains '|'"),
+    (Unit("a", "2024-01-01", "Ann\nBee", "t"), "actor holds a line break"),
+    (Unit("a", "2024-01-01", " ", "t"), "empty actor"),
+    (Unit("a", "2024-01-01T10:00+2", "Ann", "t"), "not an ISO date or RFC 3339 date-time"),
     (Unit("a", "20230508T13569", "Ann", "t"), "not an ISO date"),
     (Unit("a", 20240101, "Ann", "t"), "field 'time' must be a string, got int"),
     (Unit("a", "2024-01-01", None, "t"), "field 'actor' must be a string, got NoneType"),
@@ -113,6 +125,10 @@ def test_gate_refuses_what_would_not_round_trip(memory, unit, message):
     ("2023-05-08T13:56:07.250", "2023-05-08 13:56:07.250000"),
     ("20230508", "2023-05-08"),
     (" 2023-05-08 ", "2023-05-08"),
+    ("2023-05-08T13:56:00Z", "2023-05-08 13:56"),
+    ("2023-05-08t13:56:07z", "2023-05-08 13:56:07"),
+    ("2023-05-08T13:56:00+02:00", "2023-05-08 11:56"),
+    ("2023-05-08T23:30:00.5-01:00", "2023-05-09 00:30:00.500000"),  # RFC 3339 offsets are converted to UTC
 ])
 def test_times_normalise_to_one_iso_form(given_, stored):
     assert normalize_time(given_) == stored
@@ -238,3 +254,16 @@ def test_check_name_and_check_unit_contracts():
     assert check_unit(u) is u  # an already stored form is returned as is
     assert check_unit({"id": "a", "time": "2024-01-01T10:00", "actor": "", "text": " t "}) == \
         Unit("a", "2024-01-01 10:00", "-", "t")
+
+
+@pytest.mark.parametrize("batch, kwargs, message", [
+    ([{"id": ["x"], "actor": "a", "text": "t"}], {}, "field 'id' must be a string, got list"),
+    ([{"id": "a", "time": "2024-01-01", "text": "t"}], {}, "missing field 'actor'"),
+    ([{"id": "a", "actor": "a", "text": "t", "mood": "ok"}], {}, "unknown field 'mood'"),
+    ([{"id": "a", "actor": "a", "text": "t"}], {"newlines": "keep"}, "newlines must be one of refuse, fold"),
+])
+def test_the_record_contract_refuses_malformed_batches_in_one_error(memory, batch, kwargs, message):
+    before = tree_state(memory.workspace.root)
+    with pytest.raises(UnitError, match=re.escape(message)):
+        memory.record(batch, **kwargs)
+    assert tree_state(memory.workspace.root) == before

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from horma.agents.policies import SandboxedAgent, policy_names
 from horma.llm.accounting import Cost, Meter
+from horma.record_contract import Conflict, sort_batch
 from horma.sandbox import View
 from horma.units import check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
@@ -37,14 +38,20 @@ class RecordResult:
 
     segment: str | None  # the new raw units file, or None when every unit was already archived
     archived: int
-    skipped: int  # units already in the archive (a re-run)
+    skipped: int  # units not archived by this call: unchanged + conflicts
     organized: list[str]  # segments a policy organized in this call (recovered ones first)
     elapsed_ms: float
     llm_calls: int = 0
     cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
+    archived_ids: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # already archived with the same content (a resend)
+    conflicts: list[Conflict] = field(default_factory=list)  # already archived with other content: not archived
 
     def as_dict(self) -> dict:
         return {"segment": self.segment, "archived": self.archived, "skipped": self.skipped,
+                "ids": {"archived": self.archived_ids, "unchanged": self.unchanged,
+                        "conflict": [c.id for c in self.conflicts]},
+                "conflicts": [c.as_dict() for c in self.conflicts],
                 "organized": self.organized, "elapsed_ms": round(self.elapsed_ms, 3), "llm_calls": self.llm_calls,
                 "cost": self.cost.as_dict()}
 
@@ -149,11 +156,14 @@ class Manager(SandboxedAgent):
         return out
 
     # -- recording ------------------------------------------------------------
-    def record(self, units: Sequence[Unit], slug: str, time: str | None = None, source: str | None = None) -> RecordResult:
+    def record(self, units: Sequence[Unit], slug: str, time: str | None = None, source: str | None = None,
+               untimed: frozenset[str] = frozenset()) -> RecordResult:
         """Archive the units not archived yet as one segment, then organize it.
 
         Callers validate input first; this checks the batch itself again so a
-        bad one is refused before the workspace changes.
+        bad one is refused before the workspace changes. Each id is sorted
+        against the archive under the writer lock (:func:`horma.record_contract.sort_batch`);
+        ``untimed`` ids were stamped on arrival, so their resend compares actor and text only.
         """
         units = check_units(units)
         if time is not None:
@@ -171,8 +181,10 @@ class Manager(SandboxedAgent):
             for seg in self.pending_segments():
                 calls += self._organize(seg)
                 organized.append(seg)
-            seg = ws.archive(units, slug, time)
+            verdict = sort_batch(ws, units, untimed)
+            seg = ws.archive(verdict.new, slug, time) if verdict.new else None
             archived = 0
+            seg_units: list[Unit] = []
             if seg is not None:
                 seg_units = self.segment_units(seg)
                 archived = len(seg_units)
@@ -183,8 +195,8 @@ class Manager(SandboxedAgent):
                 self._run.extend(organized)
             elif organized:
                 self.commit_notes(organized)
-        return RecordResult(seg, archived, len(units) - archived, organized,
-                            (_time.perf_counter() - t0) * 1000, calls, meter.cost())
+        return RecordResult(seg, archived, len(units) - archived, organized, (_time.perf_counter() - t0) * 1000,
+                            calls, meter.cost(), [u.id for u in seg_units], verdict.unchanged, verdict.conflicts)
 
     @contextmanager
     def one_run(self) -> Iterator[None]:

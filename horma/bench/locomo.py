@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from horma.filecheck import file_problem
 from horma.units import UnitError, check_name, check_unit
 from horma.workspace import Unit
 
@@ -224,8 +225,8 @@ def parse_samples(data: object, source: str = "data") -> list[Conversation]:
 def load_locomo(path: str | os.PathLike[str]) -> list[Conversation]:
     """Read and validate a LoCoMo file (the full ``locomo10.json`` or a subset of its samples)."""
     p = Path(path)
-    if not p.is_file():
-        raise DatasetError(f"{path}: no such file")
+    if problem := file_problem(p):
+        raise DatasetError(f"{path}: {problem}")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

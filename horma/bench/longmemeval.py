@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from horma.bench.qa import QAItem, QATask, Segment
+from horma.filecheck import file_problem
 from horma.units import UnitError, check_unit
 from horma.workspace import Unit
 
@@ -140,8 +141,8 @@ def load_longmemeval(path: str | os.PathLike[str], types: Sequence[str] = DEFAUL
     if unknown:
         raise LongMemEvalError(f"unknown question type {unknown[0]!r}; choose from {', '.join(QUESTION_TYPES)}")
     p = Path(path)
-    if not p.is_file():
-        raise LongMemEvalError(f"{path}: no such file")
+    if problem := file_problem(p):
+        raise LongMemEvalError(f"{path}: {problem}")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

@@ -365,7 +365,8 @@ class WorkspaceMethod(MemoryMethod):
         if self._ingest is None:  # the records up to ready() are one manager run: one notes-history commit
             self._ingest = ExitStack()
             self._ingest.enter_context(self.memory.manager.one_run())
-        self.memory.record(list(units), slug=slug, time=time)
+        # benchmark sources are folded by their loaders (horma.units.check_unit); an ALFWorld step may hold more
+        self.memory.record(list(units), slug=slug, time=time, newlines="fold")
 
     def ready(self) -> None:
         if self._ingest is not None:

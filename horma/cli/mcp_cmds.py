@@ -42,6 +42,9 @@ def mcp(
     http: str | None = typer.Option(None, "--http", help="Serve streamable HTTP at HOST:PORT (endpoint /mcp) "
                                                          "instead of stdio."),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow --http on a non-loopback address."),
+    max_body: int = typer.Option(4, "--max-body", min=1, max=1024,
+                                 help="With --http: the largest request body in MiB; a larger one is answered "
+                                      "with a JSON-RPC error for that call, and the session goes on."),
     manager: str = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm."),
     retriever: str = typer.Option("heuristic", "--retriever", "-r", help="Recall policy: heuristic (no LLM) or llm."),
     llm: str | None = typer.Option(None, "--llm", help="Model spec for LLM policies, e.g. openai:gpt-4o-mini."),
@@ -57,9 +60,11 @@ def mcp(
 ) -> None:
     """Serve a memory over MCP (Model Context Protocol) to Claude Desktop, Claude Code, Cursor or any agent.
 
-    Tools: [bold]record[/] (archive units, organize notes), [bold]recall[/] (a context with every item's path,
-    lines and unit ids), and for a client that navigates by itself [bold]search[/] (hsearch), [bold]read[/]
-    (numbered lines), [bold]run[/] (one command in the read-only sandbox), [bold]tree[/]. Resources: INDEX.md
+    Tools: [bold]record[/] (archive units, organize notes; each id archived, unchanged or conflict),
+    [bold]recall[/] (a context with every item's path, lines and unit ids), [bold]forget[/] and
+    [bold]delete_note[/] (a dry run until confirm=true), and for a client that navigates by itself
+    [bold]search[/] (hsearch), [bold]read[/] (numbered lines), [bold]run[/] (one command in the read-only
+    sandbox), [bold]tree[/]. A failed call answers one line, "code: what is wrong". Resources: INDEX.md
     and the notes, as horma://WORKSPACE/PATH. Every record and recall reports its cost (tokens, LLM calls,
     sandbox commands, wall time, dollars where the model's price is known).
 
@@ -98,7 +103,7 @@ def mcp(
         options = Options(backend=run.backend, manager=manager, retriever=retriever, llm=model, domain=domain,
                           unsafe_local=run.unsafe_local, limits=run.limits, run_timeout=run_timeout)
         spaces = Workspaces(options, workspace=workspace, root=root, fixed=fixed)
-    server = build_server(spaces, host=host, port=port)
+    server = build_server(spaces, host=host, port=port, max_body=max_body * 1024 * 1024)
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp" if http else "stdio"
     err_console.print(f"horma mcp: serving {shown(what)} over {shown(where)} ({run.backend} sandbox)",

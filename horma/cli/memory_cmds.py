@@ -121,13 +121,14 @@ class IngestTotals:
     units: int = 0
     archived: int = 0
     skipped: int = 0
+    conflicts: int = 0  # of the skipped: ids archived with other content (a changed source), not archived
     segments: int = 0
     seconds: float = 0.0
     cost: Cost = field(default_factory=Cost)  # summed over every record
 
     def as_dict(self) -> dict:
         rate = self.units / self.seconds if self.seconds else 0.0
-        return {"units": self.units, "archived": self.archived, "skipped": self.skipped,
+        return {"units": self.units, "archived": self.archived, "skipped": self.skipped, "conflicts": self.conflicts,
                 "segments": self.segments, "seconds": round(self.seconds, 3), "units_per_s": round(rate, 1),
                 "cost": self.cost.as_dict()}
 
@@ -142,7 +143,7 @@ def ingest_segments(mem: Memory, segments: list[Segment], source: str, progress:
             res = mem.record(seg.units, slug=seg.slug, time=seg.time, source=source)
             totals.units += len(seg.units)
             totals.archived += res.archived
-            totals.skipped += res.skipped
+            totals.skipped, totals.conflicts = totals.skipped + res.skipped, totals.conflicts + len(res.conflicts)
             totals.segments += 1 if res.segment else 0
             totals.cost += res.cost
             done = progress.tasks[task].completed + len(seg.units)
@@ -156,9 +157,10 @@ def _print_totals(totals: IngestTotals, where: str, json_out: bool) -> None:
         console.print_json(json.dumps({"workspace": where, **totals.as_dict()}))
         return
     d = totals.as_dict()
+    clash = f", {d['conflicts']} of them with other text: not archived" if d["conflicts"] else ""
     console.print(
         f"archived {d['archived']} new units in {d['segments']} segments "
-        f"({d['skipped']} already there) into {shown(where)} at {d['units_per_s']:,.0f} units/s",
+        f"({d['skipped']} already there{clash}) into {shown(where)} at {d['units_per_s']:,.0f} units/s",
         highlight=False,
     )
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 from rich.tree import Tree
 
-from horma.cli.common import console, plain, shown, fail, user_errors
+from horma.cli.common import console, fail, plain, shown, user_errors
+from horma.filecheck import file_problem
 from horma.workspace import META_DIR, Workspace
 
 
@@ -126,8 +127,8 @@ def show(
     with user_errors():
         ws = Workspace.open(workspace)
         target = ws.resolve(path)
-        if not target.is_file():
-            fail(f"{path}: no such file in {workspace}")
+        if problem := file_problem(target):
+            fail(f"{path}: {problem} in {workspace}")
         text = target.read_text(encoding="utf-8", errors="replace")
         if not follow:
             console.print(plain(text), markup=False, highlight=False, end="")

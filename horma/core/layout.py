@@ -19,6 +19,7 @@ INDEX_ENV = "HORMA_INDEX"  # where the helpers find the index inside a sandbox
 # What the heuristic manager regenerates from raw (notes/<kind>/... or notes/<kind>.md): every other note
 # is someone's own writing (an agent through the memory tool, an LLM manager, a person) and is recalled.
 MANAGER_KINDS = frozenset(("people", "entities", "topics", "sessions", "timeline", "state"))
+AGENT_DIR = "agent"  # notes/agent/: an agent's own files (the memory tool's /memories); no manager writes it
 
 
 def workspace_root() -> str:

@@ -2,7 +2,8 @@
 
 Both docker and bwrap show the workspace at ``/ws``. The read view mounts it
 read-only; the write view mounts it writable with ``raw/`` put back read-only
-on top. ``.horma/`` (trajectories of other queries with their answers, locks,
+on top, and ``notes/agent/`` too (an agent's own files: no manager writes
+them, see :mod:`horma.agent_files`). ``.horma/`` (trajectories of other queries with their answers, locks,
 the ingest log) is covered by an empty, read-only tmpfs in both views, so no
 agent command can read or list it: a retriever must not see other queries.
 The one part of it the helpers need, the search index ``.horma/index/``, is
@@ -25,7 +26,8 @@ from pathlib import Path
 
 from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, safe_env
-from horma.workspace import META_DIR, RAW_DIR
+from horma.core.layout import AGENT_DIR
+from horma.workspace import META_DIR, NOTES_DIR, RAW_DIR
 
 SANDBOX_ROOT = "/ws"
 SANDBOX_BIN_DIR = "/opt/horma/bin"
@@ -72,6 +74,7 @@ def mounts(workspace: Path, view: View) -> list[Mount]:
     plan = [Mount(workspace, SANDBOX_ROOT, writable)]
     if writable:
         plan.append(Mount(workspace / RAW_DIR, f"{SANDBOX_ROOT}/{RAW_DIR}", False))
+        plan.append(Mount(workspace / NOTES_DIR / AGENT_DIR, f"{SANDBOX_ROOT}/{NOTES_DIR}/{AGENT_DIR}", False))
     plan.append(Mount(index_dir(workspace), SANDBOX_INDEX_DIR, writable))
     if SANDBOX_BIN.is_dir():
         plan.append(Mount(SANDBOX_BIN, SANDBOX_BIN_DIR, False))
@@ -103,6 +106,7 @@ def prepare_write_view(workspace: Path, who: Identity) -> None:
     than one hard link are left alone for the same reason.
     """
     (workspace / RAW_DIR).mkdir(exist_ok=True)
+    _agent_folder(workspace)
     prepare_index(workspace)
     if os.geteuid() != 0:
         return  # only root can change owners; a normal user's workspace is already theirs
@@ -119,6 +123,26 @@ def prepare_write_view(workspace: Path, who: Identity) -> None:
             os.close(meta_fd)
     finally:
         os.close(root_fd)
+
+
+def _agent_folder(workspace: Path) -> None:
+    """Make ``notes/agent/`` a plain folder for its read-only bind: a bind follows links, so one planted
+    there (or at ``notes``) would mount a host folder into the sandbox; it is refused instead."""
+    fds = [os.open(workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)]
+    try:
+        for name in (NOTES_DIR, AGENT_DIR):
+            try:
+                os.mkdir(name, dir_fd=fds[-1])
+            except FileExistsError:
+                pass
+            try:
+                fds.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fds[-1]))
+            except OSError:
+                raise SandboxError(f"{workspace}/{NOTES_DIR}/{AGENT_DIR}: not a plain folder (a link or a file); "
+                                   "the write view mounts the agent's folder read-only and follows no link") from None
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def _own(fd: int, who: Identity) -> None:

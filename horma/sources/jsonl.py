@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from horma.filecheck import file_problem
 from horma.sources import Segment, SourceError
 from horma.units import UnitError, check_unit
 from horma.workspace import Unit
@@ -48,8 +49,8 @@ def _unit(path: Path, lineno: int, record: object) -> tuple[Unit, str | None]:
 def load_jsonl(path: str | Path) -> list[Segment]:
     """All segments of a units file, in file order; raises SourceError naming the first problem."""
     path = Path(path)
-    if not path.is_file():
-        raise SourceError(f"{path}: no such file")
+    if problem := file_problem(path):
+        raise SourceError(f"{path}: {problem}")
     try:
         # JSON lines end at "\n" only: splitlines() would also split inside a string holding U+2028
         lines = path.read_text(encoding="utf-8").split("\n")

@@ -18,6 +18,7 @@ from horma.agents.loop import RunLimits
 from horma.agents.retriever import Retriever
 from horma.agents.trajectory import read_trajectory
 from horma.bench.metrics import strict_evidence_recall
+from horma.filecheck import file_problem
 from horma.train.reward import Shaping, reward
 from horma.workspace import Workspace, WorkspaceError
 
@@ -41,8 +42,8 @@ class Task:
 def load_tasks(path: str | Path) -> list[Task]:
     """Read ``grpo.jsonl``; WorkspaceError naming the line when one is malformed."""
     p = Path(path)
-    if not p.is_file():
-        raise WorkspaceError(f"{path}: no such file")
+    if problem := file_problem(p):
+        raise WorkspaceError(f"{path}: {problem}")
     tasks = []
     for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():

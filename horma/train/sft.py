@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from horma.filecheck import file_problem
 from horma.llm import ToolCall, ToolSpec, text_protocol
 from horma.workspace import WorkspaceError
 
@@ -52,8 +53,8 @@ def text_chat(record: dict) -> list[dict]:
 
 def load_sft(path: str | Path) -> list[dict]:
     p = Path(path)
-    if not p.is_file():
-        raise WorkspaceError(f"{path}: no such file")
+    if problem := file_problem(p):
+        raise WorkspaceError(f"{path}: {problem}")
     out = []
     for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():

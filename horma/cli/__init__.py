@@ -19,6 +19,7 @@ from horma.cli import (
     config_cmds,
     eval_cmds,
     history_cmds,
+    import_cmds,
     index_cmds,
     mcp_cmds,
     memory_cmds,
@@ -52,7 +53,7 @@ def _root(
     """horma: give a long-horizon agent a working memory it can see and navigate."""
 
 
-for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds,
+for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, import_cmds, eval_cmds, skills_cmds, config_cmds,
                 history_cmds, mcp_cmds, model_cmds, train_cmds):
     _module.register(app)
 

@@ -18,6 +18,7 @@ from horma.cli.common import err_console, shown
 from horma.cli import (
     config_cmds,
     eval_cmds,
+    forget_cmds,
     history_cmds,
     import_cmds,
     index_cmds,
@@ -54,7 +55,7 @@ def _root(
 
 
 for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, import_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, mcp_cmds, model_cmds, train_cmds):
+                history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds):
     _module.register(app)
 
 

@@ -12,9 +12,22 @@ import json
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
-from horma.cli.common import console, err_console, fail, plain, plural, shown, user_errors
+from horma.cli.common import (
+    console,
+    err_console,
+    fail,
+    plain,
+    plural,
+    user_errors,
+)
 
 SHOWN_UNITS = 20  # a dry run or a confirmation lists this many units, then says how many more
 
@@ -76,7 +89,8 @@ def forget(
 
     Example: [bold]horma forget ./mem --match "door code" --dry-run[/]
     """
-    from horma.forget import Selection, forget as run_forget
+    from horma.forget import Selection
+    from horma.forget import forget as run_forget
     from horma.workspace import Workspace
 
     with user_errors():

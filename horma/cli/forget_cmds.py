@@ -12,22 +12,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from horma.cli.common import (
-    console,
-    err_console,
-    fail,
-    plain,
-    plural,
-    user_errors,
-)
+from horma.cli.common import console, err_console, fail, plain, plural, user_errors
 
 SHOWN_UNITS = 20  # a dry run or a confirmation lists this many units, then says how many more
 

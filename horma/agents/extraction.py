@@ -311,7 +311,7 @@ def _key_phrases(words: list[list[str]], stemmed: Mapping[str, str], names: list
     surface: dict[str, str] = {}
     for ws in words:
         for w in ws:
-            if len(w) < 4 or w in stop or w.isdigit():
+            if len(w) < 4 or w in stop or re.fullmatch(r"\d+(?:am|pm)?", w):  # 9:15am splits to 9, 15am
                 continue
             s = stemmed[w]
             counts[s] = counts.get(s, 0) + 1

@@ -28,6 +28,7 @@ from horma.cli import (
     sandbox_cmds,
     skills_cmds,
     train_cmds,
+    upkeep_cmds,
     workspace_cmds,
 )
 
@@ -55,7 +56,7 @@ def _root(
 
 
 for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, import_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds):
+                history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds, upkeep_cmds):
     _module.register(app)
 
 

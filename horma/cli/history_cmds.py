@@ -90,5 +90,6 @@ def revert(
     elif new is None:
         console.print(f"notes already as at {out['reverted_to']}: nothing to do", highlight=False)
     else:
-        console.print(f"notes/ and INDEX.md are back as at {out['reverted_to']} (new revision {new})",
+        console.print(f"notes/ and INDEX.md are back as at {out['reverted_to']} (new revision {new}); raw/ is as it "
+                      f"was: `horma reorganize {shown(str(workspace))}` rebuilds the notes from all of it",
                       highlight=False)

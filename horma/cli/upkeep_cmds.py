@@ -16,7 +16,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from horma.cli.common import console, err_console, plural, shown
 from horma.cli.memory_cmds import (
-    _BACKEND_OPT, _CONFIG_OPT, _JSON_OPT, _LLM_OPT, _MANAGER_OPT, _UNSAFE_OPT, _errors, check_policy, setup,
+    _BACKEND_OPT,
+    _CONFIG_OPT,
+    _JSON_OPT,
+    _LLM_OPT,
+    _MANAGER_OPT,
+    _UNSAFE_OPT,
+    _errors,
+    check_policy,
+    setup,
 )
 from horma.memory import Memory
 from horma.workspace import Unit, Workspace

@@ -217,3 +217,16 @@ def test_markdown_notes_one_unit_per_paragraph_dated_by_the_file(tmp_path):
     d = cli("import", "markdown", notes, "-w", ws)
     assert (d["archived"], d["skipped"]) == (1, 5)
     assert raw_units(ws)[-1][2].endswith("| 2024-02-10 | me: Groceries: Called Dad about his birthday on March 3.")
+
+
+def test_show_follow_on_a_hub_note_lists_the_units_of_the_pages_it_links(tmp_path):
+    ws = tmp_path / "mem"
+    cli("import", "chatgpt", CHATGPT, "-w", ws, "--me", "Ana")
+    cli("import", "claude", CLAUDE, "-w", ws, "--me", "Ana")
+    res = runner.invoke(app, ["show", str(ws), "notes/people/ana.md", "--follow"])
+    assert res.exit_code == 0, res.output
+    rule = next(line for line in res.stdout.splitlines() if "raw sources" in line)
+    assert "(8 of 8 units through 4 linked notes)" in rule, res.stdout  # one page per month, four months
+    shown_ids = {line.split()[1] for line in res.stdout.splitlines() if line.startswith("raw/")}
+    assert shown_ids == {"chatgpt:u1-new", "chatgpt:u2", "chatgpt:u3", "chatgpt:u4", "claude:c1-m1", "claude:c1-m3",
+                         "claude:c2-m1", "claude:c3-m1b"}

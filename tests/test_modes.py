@@ -23,7 +23,7 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the strict-umask case
 def horma_cli(*args: object, umask: int = 0o077) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HORMA_")}
     return subprocess.run([sys.executable, "-m", "horma", *map(str, args)], capture_output=True, text=True,
-                          timeout=300, umask=umask, env=env)
+                          timeout=300, umask=umask, env=env, check=False)
 
 
 def modes(root: Path) -> dict[str, int]:
@@ -92,6 +92,6 @@ def test_a_stopped_docker_engine_is_one_line_saying_what_to_run(tmp_path, monkey
     assert "Connection" not in reason and "Error" not in reason
     env = {**os.environ, "DOCKER_HOST": host}
     got = subprocess.run([sys.executable, "-m", "horma", "demo", "-w", str(tmp_path / "d"), "--backend", "docker"],
-                         capture_output=True, text=True, timeout=120, env=env)
+                         capture_output=True, text=True, timeout=120, env=env, check=False)
     assert got.returncode == 1 and got.stderr.count("\n") == 1, got.stderr
     assert "the docker daemon is not running" in got.stderr and "Traceback" not in got.stderr

@@ -23,10 +23,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from horma.resources import CORE, SANDBOX_BIN
-from horma.sandbox import SandboxError, View, safe_env
 from horma.core.index import DB_NAME
 from horma.modes import unreadable_part
+from horma.resources import CORE, SANDBOX_BIN
+from horma.sandbox import SandboxError, View, safe_env
 from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, RAW_DIR
 
 SANDBOX_ROOT = "/ws"

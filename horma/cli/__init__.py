@@ -32,6 +32,17 @@ from horma.cli import (
     workspace_cmds,
 )
 
+def _flags_take_no_value() -> None:
+    """Show on/off flags in --help without a type: typer 0.29's rich help prints ``<bool>`` beside
+    every ``--json`` or ``--dry-run``, which reads as if the flag wanted a value."""
+    from typer.core import TyperOption
+
+    shown_type = TyperOption.display_type_rich
+    TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown_type(self, ctx)
+
+
+_flags_take_no_value()
+
 app = typer.Typer(
     name="horma",
     help="Hierarchical organize-then-retrieve memory for agents: a file tree they navigate with bash.",

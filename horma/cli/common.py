@@ -10,10 +10,13 @@ since JSON escapes control characters itself.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -98,3 +101,19 @@ def policy_llm_driven(policy: str) -> bool:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``1 unit``, ``2 units``, ``0 units``: counts read as English in every summary line."""
     return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def demo_folder() -> Path:
+    """Where ``horma demo`` builds when no --workspace is named: one folder per user, replaced by each run.
+
+    One place to explore after the demo (``horma tree`` it), and running the
+    demo again does not leave another folder in /tmp each time.
+    """
+    from horma.workspace import WorkspaceError
+
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "horma" / "demo"
+    if folder.exists() or folder.is_symlink():
+        if folder.is_symlink() or not (folder / ".horma" / "workspace.yaml").is_file():
+            raise WorkspaceError(f"{folder}: exists and is not a horma demo workspace; remove it or pass --workspace")
+        shutil.rmtree(folder)
+    return folder

@@ -7,7 +7,6 @@ input ends with one error line and leaves the disk as it was.
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from horma.agents.loop import RunLimits
 from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, check_query
 from horma.agents.trajectory import read_trajectory
-from horma.cli.common import console, plain, shown, err_console, fail, user_errors
+from horma.cli.common import console, demo_folder, err_console, fail, plain, plural, shown, user_errors
 from horma.config import Config, ConfigError, load_config
 from horma.llm.accounting import Cost
 from horma.memory import Memory
@@ -157,7 +156,7 @@ def _print_totals(totals: IngestTotals, where: str, json_out: bool) -> None:
         return
     d = totals.as_dict()
     console.print(
-        f"archived {d['archived']} new units in {d['segments']} segments "
+        f"archived {plural(d['archived'], 'new unit')} in {plural(d['segments'], 'segment')} "
         f"({d['skipped']} already there) into {shown(where)} at {d['units_per_s']:,.0f} units/s",
         highlight=False,
     )
@@ -261,10 +260,10 @@ def print_context(ctx: Recall) -> None:
                      f"{' · ' + shown(refs) if refs else ''}[/]", align="left")
         console.print(plain(item.text), markup=False, highlight=False)
     console.print(
-        f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
-        f"{ctx.llm_calls} LLM calls · {ctx.cost.sandbox_commands} sandbox commands · {ctx.elapsed_ms:.0f} ms"
-        f"{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace {shown(ctx.trace or '-')}[/]",
-        highlight=False,
+        f"[dim]{ctx.tokens}/{ctx.budget} tokens · {plural(len(ctx.refs), 'source unit')} · {plural(ctx.steps, 'step')}"
+        f" · {plural(ctx.llm_calls, 'LLM call')} · {plural(ctx.cost.sandbox_commands, 'sandbox command')} · "
+        f"{ctx.elapsed_ms:.0f} ms{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace "
+        f"{shown(ctx.trace or '-')}[/]", highlight=False,
     )
 
 
@@ -373,7 +372,8 @@ def ask(
 # -- demo ------------------------------------------------------------------------
 def demo(
     workspace: Path | None = typer.Option(None, "--workspace", "-w",
-                                          help="Where to build the demo workspace (default: a new temp folder)."),
+                                          help="Where to build the demo workspace (default: ~/.cache/horma/demo, "
+                                               "replaced by each run)."),
     backend: str | None = _BACKEND_OPT,
     budget: int = typer.Option(300, "--budget", help="Context budget per query, in tokens."),
 ) -> None:
@@ -387,7 +387,7 @@ def demo(
     with _errors():
         segments = load_jsonl(DEMO_CONVERSATION)
         box = setup(None, backend, False).backend
-        target = workspace or Path(tempfile.mkdtemp(prefix="horma-demo-"))
+        target = workspace or demo_folder()
         t0 = time.perf_counter()
         console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")
         totals = IngestTotals()

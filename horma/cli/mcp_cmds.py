@@ -100,8 +100,10 @@ def mcp(
     Transport: stdio by default (the client starts the server); --http 127.0.0.1:8765 serves streamable HTTP
     at http://127.0.0.1:8765/mcp for clients that connect by URL.
 
-    Claude Desktop, Cursor, Claude Code: [bold]horma mcp ./mem --print-config[/] prints the JSON block to
-    paste (this Python, absolute paths: a desktop app does not see your shell's PATH or virtualenv).
+    Claude Desktop, Cursor, Claude Code: [bold]horma mcp ./mem --print-config[/] prints the block to paste,
+    with this Python and absolute paths (a desktop app does not see your shell's PATH or virtualenv):
+    [bold]{"mcpServers": {"horma": {"command": "/abs/.venv/bin/python", "args": \\["-m", "horma", "mcp", "/abs/mem"]}}}[/]
+    and the matching [bold]claude mcp add horma -- /abs/.venv/bin/python -m horma mcp /abs/mem[/] line.
 
     Many workspaces behind one server: [bold]horma mcp --root ./memories[/] (each call names its
     workspace; one workspace's calls never see another's files). Needs the extra: pip install -e '.\\[mcp]'

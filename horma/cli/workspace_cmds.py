@@ -68,7 +68,7 @@ def _add(node: Tree, path: Path, depth: int, max_depth: int) -> None:
         if e.is_symlink():
             node.add(_link(e))
         elif _is_dir(e):
-            child = node.add(f"[bold blue]{shown(e.name)}/[/] [dim]({_count(Path(e.path))} files)[/]")
+            child = node.add(f"[bold blue]{shown(e.name)}/[/] [dim]({plural(_count(Path(e.path)), 'file')})[/]")
             if depth + 1 < max_depth:
                 _add(child, Path(e.path), depth + 1, max_depth)
         else:
@@ -109,9 +109,9 @@ def tree(
         console.print_json(json.dumps(_dir_counts(ws, depth)))
         return
     files = _count(ws.root)
-    root = Tree(f"[bold]{shown(str(ws.root))}[/] [dim]({files} files)[/]")
+    root = Tree(f"[bold]{shown(str(ws.root))}[/] [dim]({plural(files, 'file')})[/]")
     _add(root, ws.root, 0, depth)
-    console.print(root)
+    console.print(root, soft_wrap=False)  # a tree lays out its own lines
 
 
 FOLLOW_LINES = 200  # raw lines --follow prints; a hub over years of pages says how many more

@@ -230,3 +230,12 @@ def test_show_follow_on_a_hub_note_lists_the_units_of_the_pages_it_links(tmp_pat
     shown_ids = {line.split()[1] for line in res.stdout.splitlines() if line.startswith("raw/")}
     assert shown_ids == {"chatgpt:u1-new", "chatgpt:u2", "chatgpt:u3", "chatgpt:u4", "claude:c1-m1", "claude:c1-m3",
                          "claude:c2-m1", "claude:c3-m1b"}
+
+
+def test_recall_over_an_import_in_an_isolated_sandbox(tmp_path, isolated_backend):
+    ws = tmp_path / "mem"
+    cli("import", "claude", CLAUDE, "-w", ws)
+    res = runner.invoke(app, ["recall", str(ws), "Which binoculars did Claude suggest for my dad?", "--budget", "200",
+                              "--backend", isolated_backend, "--json"])
+    assert res.exit_code == 0, res.output
+    assert "claude:c3-m2b" in {ref for item in json.loads(res.stdout)["items"] for ref in item["refs"]}

@@ -239,3 +239,28 @@ def test_recall_over_an_import_in_an_isolated_sandbox(tmp_path, isolated_backend
                               "--backend", isolated_backend, "--json"])
     assert res.exit_code == 0, res.output
     assert "claude:c3-m2b" in {ref for item in json.loads(res.stdout)["items"] for ref in item["refs"]}
+
+
+def test_an_old_chatgpt_export_without_current_node_follows_the_newest_replies(tmp_path):
+    data = json.loads(CHATGPT.read_text())
+    run = next(c for c in data if c["title"] == "Plotting my running times")
+    del run["current_node"]
+    for conv in data:
+        conv.pop("current_node", None)
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(data))
+    ws = tmp_path / "mem"
+    cli("import", "chatgpt", export, "-w", ws)
+    ids = {u[1] for u in raw_units(ws)}
+    assert {"chatgpt:a3-new", "chatgpt:a4", "chatgpt:u1-new", "chatgpt:a2"} <= ids  # the last child of each fork
+    assert not {"chatgpt:a3-old", "chatgpt:u1-old"} & ids
+
+
+def test_a_message_tree_with_a_cycle_is_refused(tmp_path):
+    data = json.loads(CHATGPT.read_text())
+    run = next(c for c in data if c["title"] == "Plotting my running times")
+    run["mapping"]["u3"]["parent"] = "a4"  # a4 -> th4 -> u4 -> a3-new -> t3 -> a3-call -> u3 -> a4 ...
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(data))
+    refused(["import", "chatgpt", export, "-w", tmp_path / "mem"], "the message tree has a cycle")
+    assert not (tmp_path / "mem").exists()

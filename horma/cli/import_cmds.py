@@ -13,19 +13,16 @@ from pathlib import Path
 import typer
 
 from horma.cli.common import console, plural, shown
-from horma.cli.memory_cmds import (
-    _BACKEND_OPT,
-    _CONFIG_OPT,
-    _JSON_OPT,
-    _LLM_OPT,
-    _MANAGER_OPT,
-    _UNSAFE_OPT,
-    IngestTotals,
-    _errors,
-    _progress,
-    check_policy,
-    ingest_segments,
-    setup,
+from horma.cli.memory_cmds import IngestTotals, check_policy, ingest_segments, setup
+from horma.cli.options import (
+    BACKEND_OPT,
+    CONFIG_OPT,
+    JSON_OPT,
+    LLM_OPT,
+    MANAGER_OPT,
+    UNSAFE_OPT,
+    input_errors,
+    progress_bar,
 )
 from horma.importers import Import, importer, importer_names
 from horma.memory import Memory
@@ -63,19 +60,19 @@ def _command(name: str):
         export: Path = typer.Argument(..., help=imp.what[0].upper() + imp.what[1:] + "."),
         workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
         me: str = typer.Option("me", "--me", help="Your name as the speaker of your own messages (people/<me>.md)."),
-        manager: str = _MANAGER_OPT,
-        llm: str | None = _LLM_OPT,
-        backend: str | None = _BACKEND_OPT,
-        unsafe_local: bool = _UNSAFE_OPT,
-        config: Path | None = _CONFIG_OPT,
-        json_out: bool = _JSON_OPT,
+        manager: str = MANAGER_OPT,
+        llm: str | None = LLM_OPT,
+        backend: str | None = BACKEND_OPT,
+        unsafe_local: bool = UNSAFE_OPT,
+        config: Path | None = CONFIG_OPT,
+        json_out: bool = JSON_OPT,
     ) -> None:
-        with _errors():
+        with input_errors():
             got = imp.load(export, me)
             run_with = setup(config, backend, unsafe_local)
             model = run_with.llm("manager", llm) if check_policy("manager", manager, run_with) else None
             totals = IngestTotals()
-            with _progress() as progress, Memory(workspace, manager=manager, sandbox=run_with.backend, llm=model,
+            with progress_bar() as progress, Memory(workspace, manager=manager, sandbox=run_with.backend, llm=model,
                                                  allow_unsafe_local=run_with.unsafe_local,
                                                  limits=run_with.limits) as mem:
                 ingest_segments(mem, got.segments, f"{name}:{export}", progress, export.name, totals)

@@ -15,17 +15,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from horma.cli.common import console, err_console, plural, shown
-from horma.cli.memory_cmds import (
-    _BACKEND_OPT,
-    _CONFIG_OPT,
-    _JSON_OPT,
-    _LLM_OPT,
-    _MANAGER_OPT,
-    _UNSAFE_OPT,
-    _errors,
-    check_policy,
-    setup,
-)
+from horma.cli.memory_cmds import check_policy, setup
+from horma.cli.options import BACKEND_OPT, CONFIG_OPT, JSON_OPT, LLM_OPT, MANAGER_OPT, UNSAFE_OPT, input_errors
 from horma.memory import Memory
 from horma.workspace import Unit, Workspace
 
@@ -48,12 +39,12 @@ def add(
     time: str | None = typer.Option(None, "--time", "-t", help="When, e.g. 2024-03-02 or 2024-03-02 18:05 "
                                                                "(default: now, this machine's clock)."),
     session: str = typer.Option("notes", "--session", "-s", help="The raw segment's name (raw/<time>__<session>)."),
-    manager: str = _MANAGER_OPT,
-    llm: str | None = _LLM_OPT,
-    backend: str | None = _BACKEND_OPT,
-    unsafe_local: bool = _UNSAFE_OPT,
-    config: Path | None = _CONFIG_OPT,
-    json_out: bool = _JSON_OPT,
+    manager: str = MANAGER_OPT,
+    llm: str | None = LLM_OPT,
+    backend: str | None = BACKEND_OPT,
+    unsafe_local: bool = UNSAFE_OPT,
+    config: Path | None = CONFIG_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Remember one thing now: one unit, archived and organized into the notes.
 
@@ -61,7 +52,7 @@ def add(
     """
     from horma.units import check_unit, normalize_time
 
-    with _errors():
+    with input_errors():
         when = normalize_time(time, "--time") if time is not None else \
             dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")
         unit = check_unit(Unit(unit_id(when, actor, text), when, actor, text))
@@ -83,12 +74,12 @@ def add(
 
 def reorganize(
     workspace: Path = typer.Argument(..., help="The workspace folder."),
-    manager: str = _MANAGER_OPT,
-    llm: str | None = _LLM_OPT,
-    backend: str | None = _BACKEND_OPT,
-    unsafe_local: bool = _UNSAFE_OPT,
-    config: Path | None = _CONFIG_OPT,
-    json_out: bool = _JSON_OPT,
+    manager: str = MANAGER_OPT,
+    llm: str | None = LLM_OPT,
+    backend: str | None = BACKEND_OPT,
+    unsafe_local: bool = UNSAFE_OPT,
+    config: Path | None = CONFIG_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Rebuild the notes from raw/: after a revert, a manager change, or notes that drifted.
 
@@ -99,7 +90,7 @@ def reorganize(
     """
     from horma.reorganize import reorganize as rebuild
 
-    with _errors():
+    with input_errors():
         ws = Workspace.open(workspace)
         run = setup(config, backend, unsafe_local)
         model = run.llm("manager", llm) if check_policy("manager", manager, run) else None

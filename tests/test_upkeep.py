@@ -115,3 +115,21 @@ def test_a_reorganize_cut_off_is_finished_by_the_next_record(tmp_path):
 def test_reorganize_refuses_a_folder_that_is_not_a_workspace(tmp_path):
     res = runner.invoke(app, ["reorganize", str(tmp_path), "--backend", "local"])
     assert res.exit_code == 1 and "not a horma workspace" in res.stderr
+
+
+def test_an_assistant_chat_names_the_user_and_the_assistant(tmp_path):
+    ws = tmp_path / "mem"
+    with horma.Memory(ws, sandbox="local") as mem:
+        mem.record([Unit("s1:1", "2024-03-02 09:15", "user", "My sister Ana lands at 9:15am on Friday."),
+                    Unit("s1:2", "2024-03-02 09:16", "assistant", "I will remind you on Friday morning."),
+                    Unit("s1:3", "2024-03-02 09:17", "Priya", "I can pick her up.")], slug="chat")
+    people = sorted(p.name for p in (ws / "notes" / "people").glob("*.md"))
+    assert people == ["priya.md", "the-assistant.md", "the-user.md"]
+    user = Workspace.open(ws).read_note("notes/people/the-user.md")
+    assert user.title == "the user" and "s1:1 (raw/2024-03-02T09-15__chat/units.log:1) user" in user.body
+    session = Workspace.open(ws).read_note("notes/sessions/2024-03-02T09-15__chat.md")
+    assert session.title.endswith(": the user, the assistant, Priya") and "participants: the user, the assistant" \
+        in session.body
+    assert "Memory of Priya, the assistant, the user;" in (ws / "INDEX.md").read_text()
+    assert [r.unit.actor for r in Workspace.open(ws).iter_raw()] == ["user", "assistant", "Priya"]  # raw as recorded
+    assert "15am" not in "".join(p.read_text() for p in (ws / "notes").rglob("*.md"))

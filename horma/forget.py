@@ -37,17 +37,16 @@ import re
 import shutil
 import stat
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
 from horma.core.notes import citations
+from horma.forget_selection import Selection
+from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
 from horma.workspace import (
     INDEX_FILE,
     META_DIR,
     NOTES_DIR,
-    RAW_DIR,
-    UNITS_FILE,
     RawLine,
     Workspace,
     WorkspaceError,
@@ -56,7 +55,6 @@ from horma.workspace import (
     parse_raw_line,
 )
 
-_TIME = re.compile(r"\d{4}(-\d{2}(-\d{2}([ T]\d{2}(:\d{2}(:\d{2})?)?)?)?)?")
 _REF_TOKEN = re.compile(r"[\w:.\-/#]+")  # the tokens Workspace.refs_in reads unit ids from
 _WORD = re.compile(r"[^\W_]+")
 MIN_WORD = 3  # shorter words (a, of, 12) say too little to mark a line as carrying forgotten text
@@ -70,56 +68,6 @@ def fold_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(ascii_text.casefold()) if len(w) >= MIN_WORD}
 
 
-def _normalize_time(value: str) -> str:
-    return value.strip().replace("T", " ")
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which units to forget: every option given must match (a repeated option matches any of its values)."""
-
-    units: frozenset[str] = frozenset()
-    actors: frozenset[str] = frozenset()
-    before: str | None = None
-    after: str | None = None
-    segments: frozenset[str] = frozenset()  # raw units-file paths
-
-    @classmethod
-    def of(cls, units: Iterable[str] = (), actors: Iterable[str] = (), before: str | None = None,
-           after: str | None = None, segments: Iterable[str] = ()) -> "Selection":
-        """A checked selection: at least one option, times as ``YYYY[-MM[-DD[ HH[:MM[:SS]]]]]``."""
-        for name, value in (("--before", before), ("--after", after)):
-            if value is not None and not _TIME.fullmatch(value.strip()):
-                raise WorkspaceError(f"{name} {value!r}: expected a time like 2024-03-01 or 2024-03-01 18:05")
-        segs = frozenset(_segment_path(s) for s in segments)
-        sel = cls(frozenset(units), frozenset(actors), _normalize_time(before) if before else None,
-                  _normalize_time(after) if after else None, segs)
-        if not (sel.units or sel.actors or sel.before or sel.after or sel.segments):
-            raise WorkspaceError("say what to forget: --unit, --actor, --before, --after or --segment")
-        return sel
-
-    def matches(self, raw: RawLine) -> bool:
-        u = raw.unit
-        t = _normalize_time(u.time)
-        return ((not self.units or u.id in self.units)
-                and (not self.actors or u.actor in self.actors)
-                and (self.before is None or t < self.before)
-                and (self.after is None or t >= self.after)
-                and (not self.segments or raw.path in self.segments))
-
-
-def _segment_path(value: str) -> str:
-    """``2024-03-02T18-05__s1``, ``raw/2024-03-02T18-05__s1`` or its units file -> the units file path."""
-    parts = [p for p in value.strip().strip("/").split("/") if p]
-    if parts and parts[0] == RAW_DIR:
-        parts = parts[1:]
-    if parts and parts[-1] == UNITS_FILE:
-        parts = parts[:-1]
-    if len(parts) != 1 or parts[0] in (".", ".."):
-        raise WorkspaceError(f"--segment {value!r}: give a raw segment folder (see `horma tree WS`)")
-    return f"{RAW_DIR}/{parts[0]}/{UNITS_FILE}"
-
-
 @dataclass
 class Forgotten:
     """What marks derived text as carrying forgotten units (see the module docstring)."""
@@ -131,7 +79,7 @@ class Forgotten:
     texts: list[str]
 
     @classmethod
-    def of(cls, forgotten: list[RawLine], remaining: list[RawLine], gone_segments: set[str]) -> "Forgotten":
+    def of(cls, forgotten: list[RawLine], remaining: list[RawLine], gone_segments: set[str]) -> Forgotten:
         kept: set[str] = set()
         for r in remaining:
             kept |= fold_words(f"{r.unit.id} {r.unit.time} {r.unit.actor} {r.unit.text}")
@@ -254,16 +202,21 @@ class ForgetReport:
         return dict(self.__dict__)
 
 
-def forget(workspace: Workspace, selection: Selection, dry_run: bool = False) -> ForgetReport:
+Progress = Callable[[int, int], None]  # (revisions rewritten, of how many): the slow part, for a bar
+
+
+def forget(workspace: Workspace, selection: Selection, dry_run: bool = False,
+           progress: Progress | None = None) -> ForgetReport:
     """Forget the selected units everywhere in the workspace (see the module docstring).
 
     Refuses, changing nothing, when nothing matches or a ``--unit`` id is not archived.
+    ``progress`` hears of each history revision rewritten.
     """
     with workspace.writer():
-        return _forget(workspace, selection, dry_run)
+        return _forget(workspace, selection, dry_run, progress)
 
 
-def _forget(ws: Workspace, selection: Selection, dry_run: bool) -> ForgetReport:
+def _forget(ws: Workspace, selection: Selection, dry_run: bool, progress: Progress | None = None) -> ForgetReport:
     lines = list(ws.iter_raw())
     chosen = [r for r in lines if selection.matches(r)]
     unknown = sorted(selection.units - {r.unit.id for r in lines})
@@ -280,11 +233,11 @@ def _forget(ws: Workspace, selection: Selection, dry_run: bool) -> ForgetReport:
     marks = Forgotten.of(chosen, remaining, gone_segments)
 
     with NotesHistory(ws) as history:
-        return _apply(ws, history, chosen, by_file, gone_segments, marks, dry_run)
+        return _apply(ws, history, chosen, by_file, gone_segments, marks, dry_run, progress)
 
 
 def _apply(ws: Workspace, history: NotesHistory, chosen: list[RawLine], by_file: dict[str, set[int]],
-           gone_segments: set[str], marks: Forgotten, dry_run: bool) -> ForgetReport:
+           gone_segments: set[str], marks: Forgotten, dry_run: bool, progress: Progress | None) -> ForgetReport:
     current = history.snapshot()
     scrubbed = marks.scrub(current)
     report = ForgetReport(units=[r.unit.id for r in chosen], dry_run=dry_run,
@@ -301,7 +254,16 @@ def _apply(ws: Workspace, history: NotesHistory, chosen: list[RawLine], by_file:
 
     write_snapshot(ws, scrubbed, current)
     history.commit(f"forget: {len(chosen)} unit(s) removed")
-    report.revisions = history.rewrite(marks.scrub)
+    done = 0
+
+    def scrub(snapshot: Snapshot) -> Snapshot:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, report.revisions)
+        return marks.scrub(snapshot)
+
+    report.revisions = history.rewrite(scrub)
     for rel, text in meta_plan.items():
         path = ws.root / rel
         if text is None:

@@ -35,6 +35,7 @@ from filelock import FileLock, Timeout
 from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE  # noqa: F401
 from horma.core.text import SEP, format_unit, parse_unit  # noqa: F401
 from horma.filecheck import file_problem
+from horma.modes import readable_writes
 
 DEFAULT_INDEX = """# INDEX
 
@@ -364,13 +365,15 @@ class Workspace:
             raise WorkspaceError(f"{path}: directory is not empty and is not a horma workspace")
         ws = cls(path)
         try:
-            for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
-                (ws.root / sub).mkdir(parents=True, exist_ok=True)
-            meta = ws.root / META_DIR / "workspace.yaml"
-            if not meta.exists():
-                atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
-            if not (ws.root / INDEX_FILE).exists():
-                atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
+            with readable_writes():
+                for sub in (RAW_DIR, NOTES_DIR, f"{META_DIR}/trajectories"):
+                    (ws.root / sub).mkdir(parents=True, exist_ok=True)
+                meta = ws.root / META_DIR / "workspace.yaml"
+                if not meta.exists():  # a new workspace: its folder (a mkdtemp one is 0700) opens to the sandbox user
+                    os.chmod(ws.root, ws.root.stat().st_mode | 0o055)
+                    atomic_write(meta, yaml.safe_dump({"layout_version": LAYOUT_VERSION}))
+                if not (ws.root / INDEX_FILE).exists():
+                    atomic_write(ws.root / INDEX_FILE, DEFAULT_INDEX)
         except OSError as exc:  # a parent that is a file, no permission, a full disk
             raise WorkspaceError(f"{path}: cannot create the workspace ({exc.strerror})") from None
         return ws
@@ -415,7 +418,8 @@ class Workspace:
                 f"{self.root}: another process is writing to this workspace (lock held > {timeout:.0f}s)"
             ) from exc
         try:
-            yield
+            with readable_writes():  # the sandbox user reads what we write (horma.modes)
+                yield
         finally:
             lock.release()
 

@@ -97,7 +97,7 @@ def test_index_plain_output_is_one_line(ws: Workspace):
     r = horma("index", ws.root, "--rebuild")
     assert r.returncode == 0, r.stderr
     line = " ".join(r.stdout.split())
-    assert line.startswith("rebuilt ") and "4 raw segment(s) indexed, 3 note(s), 0 deleted note(s) dropped" in line
+    assert line.startswith("rebuilt ") and "4 raw segments indexed, 3 notes, 0 deleted notes dropped" in line
 
 
 def test_rebuild_after_deleting_the_index_ranks_the_same(ws: Workspace):

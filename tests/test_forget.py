@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import zlib
@@ -97,9 +98,12 @@ def test_forgotten_units_are_nowhere_in_the_workspace_and_the_others_are_intact(
     ws = memory_ws
     assert {"quixot", "zeppelin", "narwhal", "7391"} <= index_terms(ws, tmp_path)
     kept_before = [r.unit for r in ws.iter_raw() if r.unit.id not in ("T3:1", "T3:3")]
-    done = cli("forget", ws.root, "--unit", "T3:1", "--unit", "T3:3")
+    done = cli("forget", ws.root, "--unit", "T3:1", "--unit", "T3:3", "--yes")
     assert done.exit_code == 0, done.output
-    assert "removed 2 unit(s): T3:1, T3:3" in done.stdout and ".horma/trajectories/" in done.stdout
+    listed, summary = done.stdout.splitlines()[:2], done.stdout.splitlines()[-1]
+    assert [line.split(" | ")[0] for line in listed] == ["T3:1", "T3:3"] and "7391" in listed[0]
+    assert summary.startswith("forgot 2 units: 1 raw file, ") and summary.endswith("search index rebuilt")
+    assert int(re.search(r"(\d+) \.horma logs?", summary).group(1)) >= 1, summary  # the trajectories that held them
 
     assert copies(ws.root, FORGOTTEN_WORDS) == []
     assert not {"quixot", "zeppelin", "narwhal", "7391", "locker"} & index_terms(ws, tmp_path)
@@ -116,7 +120,7 @@ def test_forgotten_units_are_nowhere_in_the_workspace_and_the_others_are_intact(
 
 
 def test_forget_then_recall_in_an_isolated_sandbox(memory_ws, isolated_backend):
-    assert cli("forget", memory_ws.root, "--segment", "2024-03-05T20-00__gym").exit_code == 0
+    assert cli("forget", memory_ws.root, "--segment", "2024-03-05T20-00__gym", "--yes").exit_code == 0
     assert not (memory_ws.root / "raw/2024-03-05T20-00__gym").exists()  # no unit left: the segment is gone
     assert copies(memory_ws.root, FORGOTTEN_WORDS) == []
     with horma.Memory(Workspace.open(memory_ws.root), sandbox=isolated_backend) as mem:
@@ -145,6 +149,8 @@ def test_selections_narrow_together_and_a_dry_run_changes_nothing(memory_ws):
     (["--after", "yesterday"], "expected a time like"),
     (["--segment", "../raw"], "give a raw segment folder"),
     ([], "say what to forget"),
+    (["--match", "  "], "give some text"),
+    (["--match", "zeppelin", "--json"], "--json cannot ask: pass --yes"),
 ])
 def test_refusals_are_one_line_and_change_nothing(memory_ws, args, message):
     before = everything(memory_ws.root)
@@ -165,3 +171,37 @@ def test_no_agent_can_forget(memory_ws, isolated_backend):
     after = everything(memory_ws.root)
     assert {k: v for k, v in after.items() if k.startswith(("raw/", ".horma/history"))} == \
         {k: v for k, v in before.items() if k.startswith(("raw/", ".horma/history"))}
+
+
+def test_forget_by_match_lists_asks_and_sums_up_in_one_line(memory_ws):
+    before = everything(memory_ws.root)
+    dry = cli("forget", memory_ws.root, "--match", "quixotic ZEPPELIN", "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert [line.split(" | ")[0] for line in dry.stdout.splitlines()[:-1]] == ["T3:1", "T3:3"]
+    assert dry.stdout.splitlines()[-1].startswith("would forget 2 units from 1 raw file, ")
+    declined = runner.invoke(app, ["forget", str(memory_ws.root), "--match", "zeppelin"], input="n\n")
+    assert declined.exit_code == 1 and "nothing forgotten (not confirmed" in declined.stderr
+    no_answer = runner.invoke(app, ["forget", str(memory_ws.root), "--match", "zeppelin"], input="")
+    assert no_answer.exit_code == 1 and "nothing forgotten" in no_answer.stderr
+    assert everything(memory_ws.root) == before
+    done = runner.invoke(app, ["forget", str(memory_ws.root), "--match", "zeppelin"], input="y\n")
+    assert done.exit_code == 0, done.output
+    assert "Forget 2 units for good?" in done.stderr
+    assert done.stdout.splitlines()[-1].startswith("forgot 2 units: ")
+    assert copies(memory_ws.root, [b"zeppelin", b"narwhal", b"7391"]) == []
+    assert "T3:2" in {r.unit.id for r in Workspace.open(memory_ws.root).iter_raw()}
+
+
+def test_many_units_are_counted_not_listed_and_progress_hears_each_revision(tmp_path):
+    with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
+        for day in range(1, 4):
+            mem.record([Unit(f"S{day}:{i}", f"2024-05-0{day} 10:{i:02d}", "Ana", f"Chore {i}: water the ficus.")
+                        for i in range(30)], slug=f"day-{day}")
+    out = cli("forget", tmp_path / "ws", "--match", "ficus", "--dry-run")
+    lines = out.stdout.splitlines()
+    assert len(lines) == 22 and lines[20] == "… and 70 more units" and lines[21].startswith("would forget 90 units")
+    from horma.forget import Selection, forget
+    seen = []
+    report = forget(Workspace.open(tmp_path / "ws"), Selection.of(texts=["FICUS"]), progress=lambda d, t: seen.append((d, t)))
+    assert len(report.units) == 90 and seen == [(i, 4) for i in range(1, 5)] and report.revisions == 4
+    assert list(Workspace.open(tmp_path / "ws").iter_raw()) == []

@@ -285,7 +285,8 @@ def test_help_teaches() -> None:
     proc = subprocess.run(horma_mcp("--help"), env={**ENV, "COLUMNS": "200"}, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0
-    for needle in ("claude mcp add horma -- horma mcp /path/to/mem", '"mcpServers"', '["mcp", "/path/to/mem"]',
+    for needle in ("horma mcp ./mem --print-config", "claude mcp add horma -- /abs/.venv/bin/python -m horma mcp",
+                   '"mcpServers"', '["-m", "horma", "mcp", "/abs/mem"]',
                    "--http", "--root", "record", "recall", "pip install -e '.[mcp]'"):
         assert needle in proc.stdout, needle
 

@@ -239,7 +239,7 @@ def test_forget_removes_the_units_vector(tmp_path: Path):
     with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
         mem.record(day_units("A", [PET, *DISTRACTORS], "2024-01-02"), slug="one", time="2024-01-02 09:01")
         assert "A:1" in vectors(mem.workspace)
-    r = subprocess.run([sys.executable, "-m", "horma", "forget", str(tmp_path / "ws"), "--unit", "A:1"],
+    r = subprocess.run([sys.executable, "-m", "horma", "forget", str(tmp_path / "ws"), "--unit", "A:1", "--yes"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     ws = Workspace.open(tmp_path / "ws")

@@ -1,11 +1,10 @@
 """What the heuristic manager reads out of a segment: pure functions over units, returning plain data.
 
 Nothing here touches the disk or remembers anything between calls (the
-stemmer's memo is a pure function's cache): the manager
-(``horma.agents.heuristic_manager``) passes in what it already knows (entity
-names seen before) and gets back :class:`SegmentFacts`, which it then renders
-into notes. Keeping extraction apart is what lets it be tested on strings and
-timed on its own.
+stemmer's memo is a pure function's cache): the manager (``horma.agents.heuristic_manager``)
+passes in what it already knows (entity names seen before) and gets back :class:`SegmentFacts`,
+which it then renders into notes. Keeping extraction apart is what lets it be tested on strings
+and timed on its own.
 
 The extractors are cheap on purpose: ingest of long assistant turns must not
 be dominated by note writing, so every pass over a turn's text is one compiled
@@ -22,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from horma.agents.speakers import speaker_name
 from horma.core import text as ht
 from horma.core.index import TOKENIZER
 from horma.workspace import Unit
@@ -311,7 +311,7 @@ def _key_phrases(words: list[list[str]], stemmed: Mapping[str, str], names: list
     surface: dict[str, str] = {}
     for ws in words:
         for w in ws:
-            if len(w) < 4 or w in stop or w.isdigit():
+            if len(w) < 4 or w in stop or re.fullmatch(r"\d+(?:am|pm)?", w):  # 9:15am splits to 9, 15am
                 continue
             s = stemmed[w]
             counts[s] = counts.get(s, 0) + 1
@@ -391,7 +391,7 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
     units = [u for _, u in located]
     phrases = _key_phrases(words, stemmed, names, int(opts.get("max_key_phrases", 12))) if units else []
     return SegmentFacts(segment, tuple(turns), tuple(names), tuple(phrases),
-                        tuple(dict.fromkeys(u.actor for u in units)))
+                        tuple(dict.fromkeys(speaker_name(u.actor) for u in units)))
 
 
 __all__ = [

@@ -14,10 +14,9 @@ Data flows one way, in three stages:
    holds, then the search index takes the raw segment and every written note
    in one transaction (:func:`horma.index.open_index`).
 
-No sandbox takes part: this is the project's own code writing only ``notes/``,
-``INDEX.md`` and the index, so there is nothing to isolate, and a round trip
-through a sandbox shell cost more than the writing itself. An LLM manager is
-the one that works in the sandbox's write view.
+No sandbox takes part: this is the project's own code writing only ``notes/``, ``INDEX.md``
+and the index, so there is nothing to isolate, and a round trip through a sandbox shell cost
+more than the writing itself. An LLM manager is the one that works in the sandbox's write view.
 
 What it writes for each new raw segment:
 
@@ -25,8 +24,8 @@ What it writes for each new raw segment:
   turn citing its unit id and raw line number ``(line N)`` with the relative dates
   it names anchored to the session date ("yesterday = 7 May 2023"); its words
   only with ``session_gists`` or ``verbatim_quotes``;
-- ``notes/people/<actor>.md`` and ``notes/entities/<name>.md``: every raw line
-  that mentions the person or named thing, as a pointer
+- ``notes/people/<speaker>.md`` (``the-user.md`` for a ``user`` label: :mod:`horma.agents.speakers`)
+  and ``notes/entities/<name>.md``: every raw line that mentions the person or named thing, as a pointer
   ``date id (raw/<seg>/units.log:N) speaker`` (the words stay in raw/); in the note itself while
   it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``).
   A name gets its note at its second mention (``.horma/names-once.jsonl``
@@ -60,6 +59,7 @@ from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities: pu
     extract,
     numbers,
     snippet,
+    speaker_name,
 )
 from horma.context import human_time
 from horma.workspace import (
@@ -575,7 +575,7 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
                 else f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}")
         targets: list[MentionNote] = []
         if opts["entity_notes"]:
-            targets.append(book.mention_note("people", u.actor, f"person ({u.actor}'s own turns)"))
+            targets.append(book.mention_note("people", speaker_name(u.actor), f"person ({u.actor}'s own turns)"))
             for name in t.names:
                 if name not in book.noted:
                     first = book.once().get(name)

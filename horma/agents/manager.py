@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import shlex
 import time as _time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -30,6 +30,7 @@ from horma.units import check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
 
 INGEST_LOG = "ingest.log"
+REORGANIZE_EVENT = "reorganize"  # in the ingest log: every segment archived before it is pending again
 
 
 @dataclass
@@ -129,6 +130,9 @@ class Manager(SandboxedAgent):
                 continue  # a line torn by a kill
             if isinstance(record, dict) and record.get("event") == "organized":
                 self._organized.add(record.get("segment"))
+            elif isinstance(record, dict) and record.get("event") == REORGANIZE_EVENT:
+                self._organized.clear()  # every segment is pending again (horma reorganize)
+                self._settled.clear()
         return self._organized
 
     def pending_segments(self) -> list[str]:
@@ -197,6 +201,31 @@ class Manager(SandboxedAgent):
                 self.commit_notes(organized)
         return RecordResult(seg, archived, len(units) - archived, organized, (_time.perf_counter() - t0) * 1000,
                             calls, meter.cost(), [u.id for u in seg_units], verdict.unchanged, verdict.conflicts)
+
+    def mark_all_pending(self) -> None:
+        """Log that every archived segment needs organizing again (callers hold the writer lock).
+
+        Logged before any note is rebuilt: a run killed part-way leaves the rest
+        pending, and the next record or reorganize finishes it.
+        """
+        self._log(REORGANIZE_EVENT, "*")
+        self._read_log()
+
+    def organize_pending(self, progress: Callable[[int, int], None] | None = None) -> list[str]:
+        """Organize every archived segment no policy has finished with, as one run; the segments.
+
+        ``horma reorganize`` marks every segment pending and calls this;
+        ``progress`` hears (done, total) after each segment.
+        """
+        with self.workspace.writer():
+            pending = self.pending_segments()
+            for n, seg in enumerate(pending, 1):
+                self._organize(seg)
+                if progress is not None:
+                    progress(n, len(pending))
+            if pending:
+                self.commit_notes(pending)
+        return pending
 
     @contextmanager
     def one_run(self) -> Iterator[None]:

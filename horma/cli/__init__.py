@@ -18,7 +18,9 @@ from horma.cli.common import err_console, shown
 from horma.cli import (
     config_cmds,
     eval_cmds,
+    forget_cmds,
     history_cmds,
+    import_cmds,
     index_cmds,
     mcp_cmds,
     memory_cmds,
@@ -26,8 +28,20 @@ from horma.cli import (
     sandbox_cmds,
     skills_cmds,
     train_cmds,
+    upkeep_cmds,
     workspace_cmds,
 )
+
+def _flags_take_no_value() -> None:
+    """Show on/off flags in --help without a type: typer 0.29's rich help prints ``<bool>`` beside
+    every ``--json`` or ``--dry-run``, which reads as if the flag wanted a value."""
+    from typer.core import TyperOption
+
+    shown_type = TyperOption.display_type_rich
+    TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown_type(self, ctx)
+
+
+_flags_take_no_value()
 
 app = typer.Typer(
     name="horma",
@@ -52,8 +66,8 @@ def _root(
     """horma: give a long-horizon agent a working memory it can see and navigate."""
 
 
-for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, mcp_cmds, model_cmds, train_cmds):
+for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, import_cmds, eval_cmds, skills_cmds, config_cmds,
+                history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds, upkeep_cmds):
     _module.register(app)
 
 

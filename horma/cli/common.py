@@ -10,17 +10,23 @@ since JSON escapes control characters itself.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped or redirected output is for grep and scripts: one logical line stays one line, never cut at 80
+# columns; on a terminal rich wraps to its width.
+console = Console(soft_wrap=not sys.stdout.isatty())
+err_console = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
 
 # C0 and C1 controls (tab and newline aside), DEL, and the bidirectional overrides that reorder
 # what a terminal shows ("Trojan source"); line and paragraph separators
@@ -78,7 +84,11 @@ def policy_llm_driven(policy: str) -> bool:
     The names come from the policy registries, so a policy registered there is
     accepted here without touching the CLI.
     """
-    from horma.agents.policies import PolicyError, shared_policy_llm_driven, shared_policy_names
+    from horma.agents.policies import (
+        PolicyError,
+        shared_policy_llm_driven,
+        shared_policy_names,
+    )
 
     try:
         return shared_policy_llm_driven(policy)
@@ -86,3 +96,24 @@ def policy_llm_driven(policy: str) -> bool:
         names = shared_policy_names()
         choices = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else ", ".join(names)
         fail(f"--policy must be {choices}, got {policy!r}", 2)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 unit``, ``2 units``, ``0 units``: counts read as English in every summary line."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def demo_folder() -> Path:
+    """Where ``horma demo`` builds when no --workspace is named: one folder per user, replaced by each run.
+
+    One place to explore after the demo (``horma tree`` it), and running the
+    demo again does not leave another folder in /tmp each time.
+    """
+    from horma.workspace import WorkspaceError
+
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "horma" / "demo"
+    if folder.exists() or folder.is_symlink():
+        if folder.is_symlink() or not (folder / ".horma" / "workspace.yaml").is_file():
+            raise WorkspaceError(f"{folder}: exists and is not a horma demo workspace; remove it or pass --workspace")
+        shutil.rmtree(folder)
+    return folder

@@ -1,4 +1,4 @@
-"""`horma log`, `horma diff`, `horma revert`: the notes history; `horma forget`: real deletion.
+"""`horma log`, `horma diff`, `horma revert`: the notes history (`horma forget` is in forget_cmds).
 
 Host-side only: none of these runs inside a sandbox, and no sandbox helper
 can reach the history (``.horma/`` is hidden from every agent command).
@@ -19,7 +19,6 @@ def register(app: typer.Typer) -> None:
     app.command("log")(log)
     app.command("diff")(diff)
     app.command("revert")(revert)
-    app.command("forget")(forget)
 
 
 def _history(workspace: Path):
@@ -91,51 +90,6 @@ def revert(
     elif new is None:
         console.print(f"notes already as at {out['reverted_to']}: nothing to do", highlight=False)
     else:
-        console.print(f"notes/ and INDEX.md are back as at {out['reverted_to']} (new revision {new})",
+        console.print(f"notes/ and INDEX.md are back as at {out['reverted_to']} (new revision {new}); raw/ is as it "
+                      f"was: `horma reorganize {shown(str(workspace))}` rebuilds the notes from all of it",
                       highlight=False)
-
-
-def forget(
-    workspace: Path = typer.Argument(..., help="The workspace folder."),
-    unit: list[str] = typer.Option([], "--unit", "-u", help="A unit id to forget (repeat for several)."),
-    actor: list[str] = typer.Option([], "--actor", help="Forget units of this actor (repeat for several)."),
-    before: str = typer.Option(None, "--before", help="Only units timed before this (e.g. 2024-03-01)."),
-    after: str = typer.Option(None, "--after", help="Only units timed at or after this (e.g. 2024-03-01 18:00)."),
-    segment: list[str] = typer.Option([], "--segment", help="Only units of this raw segment (folder name or "
-                                                            "raw/ path; repeat for several)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Say what would be removed; change nothing."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object for scripts."),
-) -> None:
-    """Delete units for good: from raw/, the notes, the search index, the notes history and every log.
-
-    Options narrow together (--actor Ana --before 2024-03 forgets Ana's units
-    before March 2024); repeat one to name several. Removed: the raw lines
-    (left blank, so other lines keep their numbers), every note line that
-    names or cites them or carries a word only they had, notes left with no
-    source, the index entries (rebuilt), every revision of the notes history
-    (rewritten; the old objects are deleted), and the trajectories and logs
-    under .horma/ that mention them. Host-side only: no agent can run it.
-
-    Example: [bold]horma forget ./ws/conv-26 --unit D3:7 --unit D3:8 --dry-run[/]
-    """
-    from horma.forget import Selection, forget as run_forget
-    from horma.workspace import Workspace
-
-    with user_errors():
-        ws = Workspace.open(workspace)
-        selection = Selection.of(units=unit, actors=actor, before=before, after=after, segments=segment)
-        report = run_forget(ws, selection, dry_run=dry_run)
-    if as_json:
-        typer.echo(json.dumps({"workspace": str(workspace), **report.as_dict()}))
-        return
-    verb = "would remove" if dry_run else "removed"
-    console.print(f"{verb} {len(report.units)} unit(s): {shown(', '.join(report.units))}", highlight=False,
-                  soft_wrap=True)
-    for label, items in (("raw files rewritten", report.raw_files), ("raw files deleted", report.raw_deleted),
-                         ("notes changed", report.notes_changed), ("notes deleted", report.notes_deleted),
-                         (".horma files changed", report.meta_changed), (".horma files deleted", report.meta_deleted)):
-        if items:
-            console.print(f"  {label} ({len(items)}): {shown(', '.join(items))}", highlight=False, soft_wrap=True)
-    console.print(f"  note lines removed: {report.note_lines}; history revisions "
-                  f"{'to rewrite' if dry_run else 'rewritten'}: {report.revisions}; search index "
-                  f"{'to rebuild' if dry_run else 'rebuilt'}", highlight=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from horma.cli.common import console, err_console, shown, user_errors
+from horma.cli.common import console, err_console, plural, shown, user_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -50,7 +50,7 @@ def index(
     if as_json:
         typer.echo(json.dumps(out))
         return
-    console.print(f"{'rebuilt' if rebuild else 'updated'} {shown(str(db))}: {out['segments']} raw segment(s) "
-                  f"indexed, {out['notes']} note(s), {out['removed']} deleted note(s) dropped, "
-                  f"{out['embedded']} unit(s) embedded, "
+    console.print(f"{'rebuilt' if rebuild else 'updated'} {shown(str(db))}: {plural(out['segments'], 'raw segment')} "
+                  f"indexed, {plural(out['notes'], 'note')}, {plural(out['removed'], 'deleted note')} dropped, "
+                  f"{plural(out['embedded'], 'unit')} embedded, "
                   f"{out['index_bytes'] / 1e6:.1f} MB, {out['seconds']:.2f} s")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import json
+import shlex
+import sys
 from pathlib import Path
 
 import typer
@@ -33,6 +36,35 @@ def parse_http(value: str, allow_remote: bool) -> tuple[str, int]:
     return host, int(port)
 
 
+def client_config(workspace: Path | None, root: Path | None, fixed: str | None, backend: str | None) -> dict:
+    """The ``mcpServers`` entry that starts this server: this interpreter and absolute paths.
+
+    A desktop app starts servers without the user's shell, so neither a
+    virtualenv's ``horma`` on PATH nor a relative path would resolve.
+    """
+    if (workspace is None) == (root is None):
+        fail("name one workspace folder, or serve a folder of workspaces with --root DIR")
+    args = ["-m", "horma", "mcp"]
+    args += [str(workspace.expanduser().resolve())] if workspace is not None else \
+        ["--root", str(root.expanduser().resolve())] + (["--workspace", fixed] if fixed else [])
+    if backend:
+        args += ["--backend", backend]
+    return {"mcpServers": {"horma": {"command": sys.executable, "args": args}}}
+
+
+def _print_client_config(workspace: Path | None, root: Path | None, fixed: str | None, backend: str | None) -> None:
+    block = client_config(workspace, root, fixed, backend)
+    typer.echo(json.dumps(block, indent=2))
+    entry = block["mcpServers"]["horma"]
+    err_console.print("Claude Desktop: merge into claude_desktop_config.json (Settings > Developer > Edit Config); "
+                      "Cursor: into .cursor/mcp.json or ~/.cursor/mcp.json; Claude Code: claude mcp add horma -- "
+                      f"{shlex.join([entry['command'], *entry['args']])}", highlight=False, soft_wrap=True, markup=False)
+    try:
+        import mcp as _  # noqa: F401
+    except ImportError:
+        err_console.print(f"note: {MISSING_MCP}", highlight=False, soft_wrap=True, markup=False)
+
+
 def mcp(
     workspace: Path | None = typer.Argument(None, help="The workspace folder to serve (created if missing)."),
     root: Path | None = typer.Option(None, "--root", help="Serve a folder of workspaces instead: each call names "
@@ -57,6 +89,8 @@ def mcp(
                                       help="Seconds a client's run or search command may take."),
     config: Path | None = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or "
                                                                     "~/.config/horma/config.yaml)."),
+    print_config: bool = typer.Option(False, "--print-config", help="Print the JSON a desktop client needs to start "
+                                                                    "this server (absolute paths), then exit."),
 ) -> None:
     """Serve a memory over MCP (Model Context Protocol) to Claude Desktop, Claude Code, Cursor or any agent.
 
@@ -71,14 +105,17 @@ def mcp(
     Transport: stdio by default (the client starts the server); --http 127.0.0.1:8765 serves streamable HTTP
     at http://127.0.0.1:8765/mcp for clients that connect by URL.
 
-    Claude Code: [bold]claude mcp add horma -- horma mcp /path/to/mem[/]
-
-    Claude Desktop (claude_desktop_config.json):
-    [bold]{"mcpServers": {"horma": {"command": "horma", "args": \\["mcp", "/path/to/mem"]}}}[/]
+    Claude Desktop, Cursor, Claude Code: [bold]horma mcp ./mem --print-config[/] prints the block to paste,
+    with this Python and absolute paths (a desktop app does not see your shell's PATH or virtualenv):
+    [bold]{"mcpServers": {"horma": {"command": "/abs/.venv/bin/python", "args": \\["-m", "horma", "mcp", "/abs/mem"]}}}[/]
+    and the matching [bold]claude mcp add horma -- /abs/.venv/bin/python -m horma mcp /abs/mem[/] line.
 
     Many workspaces behind one server: [bold]horma mcp --root ./memories[/] (each call names its
     workspace; one workspace's calls never see another's files). Needs the extra: pip install -e '.\\[mcp]'
     """
+    if print_config:
+        _print_client_config(workspace, root, fixed, backend)
+        return
     try:
         import mcp as _  # noqa: F401  (the SDK is an optional extra)
     except ImportError:

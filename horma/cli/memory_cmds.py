@@ -7,7 +7,6 @@ input ends with one error line and leaves the disk as it was.
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,19 +14,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress
 from rich.table import Table
 
 from horma.agents.loop import RunLimits
 from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, check_query
 from horma.agents.trajectory import read_trajectory
-from horma.cli.common import console, plain, shown, err_console, fail, user_errors
-from horma.config import Config, ConfigError, load_config
+from horma.cli.common import console, demo_folder, err_console, fail, plain, plural, shown
+from horma.cli.options import (
+    BACKEND_OPT,
+    CONFIG_OPT,
+    JSON_OPT,
+    LLM_OPT,
+    MANAGER_OPT,
+    UNSAFE_OPT,
+    input_errors,
+    progress_bar,
+)
+from horma.config import Config, load_config
 from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.resources import EXAMPLES
-from horma.sources import Segment, SourceError
+from horma.sources import Segment
 from horma.workspace import Workspace, WorkspaceError
 
 DEMO_CONVERSATION = EXAMPLES / "demo_conversation.jsonl"
@@ -50,14 +59,6 @@ def register(app: typer.Typer) -> None:
 
 
 # -- shared checks -------------------------------------------------------------
-def _errors():
-    from horma.bench.locomo import DatasetError
-    from horma.llm import LLMError
-    from horma.prompts import PromptError
-
-    return user_errors(SourceError, DatasetError, LLMError, PromptError, ConfigError)
-
-
 def effective_backend(backend: str) -> str:
     """The backend ``auto`` resolves to, or the named one if it can start here; else one error line."""
     from horma.sandbox import BACKENDS, SandboxError, check_backends
@@ -108,14 +109,6 @@ def check_policy(role: str, policy: str, run: Setup) -> bool:
     return llm_driven
 
 
-def _progress() -> Progress:
-    """A bar on a terminal; nothing when stderr is a file or a pipe (the totals line says what was done,
-    and a failed run leaves its one error line alone)."""
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), console=err_console,
-                    disable=not err_console.is_terminal)
-
-
 @dataclass
 class IngestTotals:
     units: int = 0
@@ -159,18 +152,10 @@ def _print_totals(totals: IngestTotals, where: str, json_out: bool) -> None:
     d = totals.as_dict()
     clash = f", {d['conflicts']} of them with other text: not archived" if d["conflicts"] else ""
     console.print(
-        f"archived {d['archived']} new units in {d['segments']} segments "
+        f"archived {plural(d['archived'], 'new unit')} in {plural(d['segments'], 'segment')} "
         f"({d['skipped']} already there{clash}) into {shown(where)} at {d['units_per_s']:,.0f} units/s",
         highlight=False,
     )
-
-
-_MANAGER_OPT = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm.")
-_LLM_OPT = typer.Option(None, "--llm", help="Model spec for LLM policies, e.g. openai:gpt-4o-mini (default: the config's).")
-_BACKEND_OPT = typer.Option(None, "--backend", "-b", help="Sandbox: auto, docker, bwrap or local (default: config, auto).")
-_CONFIG_OPT = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or ~/.config/horma/config.yaml).")
-_UNSAFE_OPT = typer.Option(False, "--unsafe-local", help="Let an LLM agent run in the local sandbox (no isolation).")
-_JSON_OPT = typer.Option(False, "--json", help="Print one JSON object instead of text.")
 
 
 # -- ingest --------------------------------------------------------------------
@@ -179,13 +164,13 @@ def ingest_locomo(
     path: Path = typer.Argument(..., help="A LoCoMo file (locomo10.json format)."),
     workspace: Path = typer.Option(..., "--workspace", "-w", help="Folder holding one workspace per conversation."),
     sample: list[str] = typer.Option([], "--sample", "-s", help="Only these sample ids (repeatable)."),
-    manager: str = _MANAGER_OPT,
-    llm: str | None = _LLM_OPT,
-    backend: str | None = _BACKEND_OPT,
+    manager: str = MANAGER_OPT,
+    llm: str | None = LLM_OPT,
+    backend: str | None = BACKEND_OPT,
     domain: str = typer.Option("locomo", "--domain", help="Skill domain for the manager's policy."),
-    unsafe_local: bool = _UNSAFE_OPT,
-    config: Path | None = _CONFIG_OPT,
-    json_out: bool = _JSON_OPT,
+    unsafe_local: bool = UNSAFE_OPT,
+    config: Path | None = CONFIG_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Build one workspace per LoCoMo conversation under WORKSPACE/<sample_id>/.
 
@@ -196,7 +181,7 @@ def ingest_locomo(
     """
     from horma.bench.locomo import load_locomo
 
-    with _errors():
+    with input_errors():
         convs = load_locomo(path)
         if sample:
             known = {c.sample_id for c in convs}
@@ -213,7 +198,7 @@ def ingest_locomo(
             if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
                 fail(f"{target}: exists and is not a horma workspace")
         totals = IngestTotals()
-        with _progress() as progress:
+        with progress_bar() as progress:
             for conv in convs:
                 segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
                 with Memory(workspace / conv.sample_id, manager=manager, sandbox=run.backend, llm=model,
@@ -226,13 +211,13 @@ def ingest_locomo(
 def ingest_jsonl(
     path: Path = typer.Argument(..., help='Units as JSON lines: {"id", "time", "actor", "text"} (+ optional "session").'),
     workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
-    manager: str = _MANAGER_OPT,
-    llm: str | None = _LLM_OPT,
-    backend: str | None = _BACKEND_OPT,
+    manager: str = MANAGER_OPT,
+    llm: str | None = LLM_OPT,
+    backend: str | None = BACKEND_OPT,
     domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
-    unsafe_local: bool = _UNSAFE_OPT,
-    config: Path | None = _CONFIG_OPT,
-    json_out: bool = _JSON_OPT,
+    unsafe_local: bool = UNSAFE_OPT,
+    config: Path | None = CONFIG_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Archive generic units into one workspace, one segment per session (or per day).
 
@@ -240,12 +225,12 @@ def ingest_jsonl(
     """
     from horma.sources.jsonl import load_jsonl
 
-    with _errors():
+    with input_errors():
         segments = load_jsonl(path)
         run = setup(config, backend, unsafe_local)
         model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
         totals = IngestTotals()
-        with _progress() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
+        with progress_bar() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
                                              domain=domain, allow_unsafe_local=run.unsafe_local,
                                              limits=run.limits) as mem:
             ingest_segments(mem, segments, str(path), progress, path.name, totals)
@@ -263,10 +248,10 @@ def print_context(ctx: Recall) -> None:
                      f"{' · ' + shown(refs) if refs else ''}[/]", align="left")
         console.print(plain(item.text), markup=False, highlight=False)
     console.print(
-        f"[dim]{ctx.tokens}/{ctx.budget} tokens · {len(ctx.refs)} source units · {ctx.steps} steps · "
-        f"{ctx.llm_calls} LLM calls · {ctx.cost.sandbox_commands} sandbox commands · {ctx.elapsed_ms:.0f} ms"
-        f"{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace {shown(ctx.trace or '-')}[/]",
-        highlight=False,
+        f"[dim]{ctx.tokens}/{ctx.budget} tokens · {plural(len(ctx.refs), 'source unit')} · {plural(ctx.steps, 'step')}"
+        f" · {plural(ctx.llm_calls, 'LLM call')} · {plural(ctx.cost.sandbox_commands, 'sandbox command')} · "
+        f"{ctx.elapsed_ms:.0f} ms{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace "
+        f"{shown(ctx.trace or '-')}[/]", highlight=False,
     )
 
 
@@ -297,11 +282,11 @@ def recall(
     asked: str | None = typer.Option(None, "--asked", help="When the question is asked, YYYY-MM-DD (default "
                                                            "today): '10 days ago', 'last Saturday' count from it."),
     retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
-    llm: str | None = _LLM_OPT,
-    backend: str | None = _BACKEND_OPT,
-    unsafe_local: bool = _UNSAFE_OPT,
-    config: Path | None = _CONFIG_OPT,
-    json_out: bool = _JSON_OPT,
+    llm: str | None = LLM_OPT,
+    backend: str | None = BACKEND_OPT,
+    unsafe_local: bool = UNSAFE_OPT,
+    config: Path | None = CONFIG_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Build the context for QUERY within the budget and print it with its sources.
 
@@ -310,7 +295,7 @@ def recall(
 
     Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
     """
-    with _errors():
+    with input_errors():
         run = setup(config, backend, unsafe_local)
         with _reader(workspace, query, budget, retriever, llm, run) as mem:
             ctx = mem.recall(query, budget, asked)
@@ -329,10 +314,10 @@ def ask(
     llm: str | None = typer.Option(None, "--llm", help="Model spec for the answer (default: the config's models.primary)."),
     budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
     retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
-    backend: str | None = _BACKEND_OPT,
-    unsafe_local: bool = _UNSAFE_OPT,
-    config: Path | None = _CONFIG_OPT,
-    json_out: bool = _JSON_OPT,
+    backend: str | None = BACKEND_OPT,
+    unsafe_local: bool = UNSAFE_OPT,
+    config: Path | None = CONFIG_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Recall, then let the primary agent answer from the context only.
 
@@ -343,7 +328,7 @@ def ask(
     from horma.agents.primary import answer
     from horma.llm import LLMError
 
-    with _errors():
+    with input_errors():
         run = setup(config, backend, unsafe_local)
         check_query(question, budget)
         primary, no_llm = None, ""
@@ -375,8 +360,9 @@ def ask(
 # -- demo ------------------------------------------------------------------------
 def demo(
     workspace: Path | None = typer.Option(None, "--workspace", "-w",
-                                          help="Where to build the demo workspace (default: a new temp folder)."),
-    backend: str | None = _BACKEND_OPT,
+                                          help="Where to build the demo workspace (default: ~/.cache/horma/demo, "
+                                               "replaced by each run)."),
+    backend: str | None = BACKEND_OPT,
     budget: int = typer.Option(300, "--budget", help="Context budget per query, in tokens."),
 ) -> None:
     """Offline tour, no key needed: ingest a small shipped conversation, show the tree, answer three queries.
@@ -386,15 +372,15 @@ def demo(
     from horma.cli.workspace_cmds import tree
     from horma.sources.jsonl import load_jsonl
 
-    with _errors():
+    with input_errors():
         segments = load_jsonl(DEMO_CONVERSATION)
         box = setup(None, backend, False).backend
-        target = workspace or Path(tempfile.mkdtemp(prefix="horma-demo-"))
+        target = workspace or demo_folder()
         t0 = time.perf_counter()
         console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")
         totals = IngestTotals()
         with Memory(target, sandbox=box) as mem:
-            with _progress() as progress:
+            with progress_bar() as progress:
                 ingest_segments(mem, segments, DEMO_CONVERSATION.name, progress, "demo", totals)
             _print_totals(totals, str(target), False)
             console.rule("[bold]2. the workspace[/]")
@@ -429,13 +415,13 @@ def trace(
     list_runs: bool = typer.Option(False, "--list", "-l", help="List the runs instead of replaying one."),
     role: str | None = typer.Option(None, "--role", help="Only runs of this role (manager, retriever)."),
     full: bool = typer.Option(False, "--full", help="Show whole observations, not the first lines."),
-    json_out: bool = _JSON_OPT,
+    json_out: bool = JSON_OPT,
 ) -> None:
     """Replay a retriever or manager trajectory step by step.
 
     Example: [bold]horma trace ./mem --list[/]  then  [bold]horma trace ./mem 3[/]
     """
-    with _errors():
+    with input_errors():
         ws = Workspace.open(workspace)
         runs = _runs(ws, role)
         if list_runs:

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.tree import Tree
 
-from horma.cli.common import console, fail, plain, shown, user_errors
+from horma.cli.common import console, fail, plain, plural, shown, user_errors
 from horma.filecheck import file_problem
 from horma.workspace import META_DIR, Workspace
 
@@ -69,7 +69,7 @@ def _add(node: Tree, path: Path, depth: int, max_depth: int) -> None:
         if e.is_symlink():
             node.add(_link(e))
         elif _is_dir(e):
-            child = node.add(f"[bold blue]{shown(e.name)}/[/] [dim]({_count(Path(e.path))} files)[/]")
+            child = node.add(f"[bold blue]{shown(e.name)}/[/] [dim]({plural(_count(Path(e.path)), 'file')})[/]")
             if depth + 1 < max_depth:
                 _add(child, Path(e.path), depth + 1, max_depth)
         else:
@@ -110,15 +110,37 @@ def tree(
         console.print_json(json.dumps(_dir_counts(ws, depth)))
         return
     files = _count(ws.root)
-    root = Tree(f"[bold]{shown(str(ws.root))}[/] [dim]({files} files)[/]")
+    root = Tree(f"[bold]{shown(str(ws.root))}[/] [dim]({plural(files, 'file')})[/]")
     _add(root, ws.root, 0, depth)
-    console.print(root)
+    console.print(root, soft_wrap=False)  # a tree lays out its own lines
+
+
+FOLLOW_LINES = 200  # raw lines --follow prints; a hub over years of pages says how many more
+
+
+def cited_units(ws: Workspace, rel: str) -> tuple[list[str], int]:
+    """The unit ids a note cites, and how many linked notes were read to find them.
+
+    A hub (``people/ana.md`` with one page per month, ``INDEX.md``-like lists)
+    cites nothing itself; its units are those of the notes it links to, one
+    level down, so --follow shows what the hub stands for.
+    """
+    note = ws.read_note(rel)
+    ids = [u for s in note.sources for u in s.get("units", [])] or ws.refs_in(note.body)
+    if ids:
+        return ids, 0
+    linked = [link for link in dict.fromkeys(note.links) if link != rel and ws.resolve(link).is_file()]
+    for link in linked:
+        child = ws.read_note(link)
+        ids += [u for s in child.sources for u in s.get("units", [])] or ws.refs_in(child.body)
+    return list(dict.fromkeys(ids)), len(linked)
 
 
 def show(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     path: str = typer.Argument(..., help="Note path inside the workspace, e.g. notes/people/caroline.md."),
-    follow: bool = typer.Option(False, "--follow", "-f", help="Also print the raw lines the note's sources point to."),
+    follow: bool = typer.Option(False, "--follow", "-f", help="Also print the raw lines the note's sources point to "
+                                                             "(for a hub note, those of the notes it links to)."),
 ) -> None:
     """Print a note; with --follow, also the raw lines it cites.
 
@@ -133,13 +155,15 @@ def show(
         if not follow:
             console.print(plain(text), markup=False, highlight=False, end="")
             return
-        note = ws.read_note(path)
         console.print(plain(text), markup=False, highlight=False, end="")
-        ids = [u for s in note.sources for u in s.get("units", [])] or ws.refs_in(note.body)
+        ids, via = cited_units(ws, ws.rel(target))
         lines = ws.raw_lines_for(ids)
-        console.rule(f"raw sources ({len(lines)} of {len(set(ids))} units)")
-        for r in lines:
+        hub = f" through {plural(via, 'linked note')}" if via else ""
+        console.rule(f"raw sources ({len(lines)} of {plural(len(set(ids)), 'unit')}{hub})")
+        for r in lines[:FOLLOW_LINES]:
             console.print(f"[dim]{shown(r.path)}:{r.lineno}[/] {shown(r.unit.line())}", highlight=False)
+        if len(lines) > FOLLOW_LINES:
+            console.print(f"[dim]… and {plural(len(lines) - FOLLOW_LINES, 'more line')}[/]", highlight=False)
         missing = sorted(set(ids) - {r.unit.id for r in lines})
         if missing:
             fail(f"{path}: sources cite units not in the archive: {', '.join(missing[:10])}")

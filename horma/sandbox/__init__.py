@@ -168,8 +168,8 @@ def require_isolation(sandbox: Sandbox, allow_unsafe_local: bool) -> None:
     """
     if not sandbox.isolated and not allow_unsafe_local:
         raise SandboxError(
-            f"refusing to run an LLM agent in the {sandbox.backend} sandbox (no isolation): "
-            "use --backend docker or bwrap, or pass --unsafe-local"
+            f"refusing to run a model's commands in the {sandbox.backend} sandbox (no isolation: they would reach "
+            "this whole machine): use --backend docker or bwrap (`horma sandbox check`), or pass --unsafe-local"
         )
 
 

@@ -44,7 +44,8 @@ from horma.sandbox.views import (
 
 IMAGE = "horma-sandbox:latest"
 LABEL = "horma.sandbox"
-SETUP_HINT = "run `sudo bash scripts/setup-sandbox.sh`"
+SETUP_CMD = "`sudo bash scripts/setup-sandbox.sh`"  # installs the engine, starts it, builds the image
+SETUP_HINT = f"run {SETUP_CMD}"
 TMPFS_MB = 64
 MASK_TMPFS = "ro,nosuid,nodev,noexec,size=4k,mode=0000"  # what covers each HIDDEN folder
 # What the docker CLI itself may see of the host environment (it forwards none of it).
@@ -67,9 +68,26 @@ def status() -> BackendStatus:
     except ImageNotFound:
         return BackendStatus("docker", False, f"image {IMAGE} is missing; {SETUP_HINT}")
     except DockerException as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return BackendStatus("docker", False, f"docker engine not reachable ({first}); {SETUP_HINT}")
+        return BackendStatus("docker", False, engine_problem(exc))
     return BackendStatus("docker", True, f"engine up, image {IMAGE} present")
+
+
+def engine_problem(exc: BaseException) -> str:
+    """What a failed connection to the docker engine means for the user, and the command that fixes it.
+
+    The SDK wraps the cause (``ConnectionRefusedError`` inside urllib3 inside
+    requests) in a message no user should have to read.
+    """
+    text = str(exc)
+    if "Permission denied" in text or "PermissionError" in text:
+        return ("no permission to use the docker socket: run `sudo usermod -aG docker $USER` and log in again "
+                "(or run horma as root)")
+    if any(s in text for s in ("Connection refused", "ConnectionRefusedError", "FileNotFoundError",
+                               "No such file or directory")):
+        return ("the docker daemon is not running: start it with `sudo systemctl start docker` (without systemd: "
+                f"{SETUP_CMD}; on macOS: open Docker Desktop)")
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return f"docker engine not reachable ({first[:160]}); {SETUP_HINT}"
 
 
 class DockerSandbox(ShellSandbox):
@@ -206,7 +224,10 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
         prepare_index(workspace)
     env = shell_env()
     file_bytes = limits.file_mb * 1024 * 1024
-    client = docker.from_env(timeout=30)
+    try:
+        client = docker.from_env(timeout=30)
+    except DockerException as exc:
+        raise SandboxError(f"could not start the docker sandbox: {engine_problem(exc)}") from exc
     try:
         _prune_orphans(client)
         container = client.containers.run(

@@ -24,10 +24,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from horma.core.index import DB_NAME
+from horma.core.layout import AGENT_DIR
+from horma.modes import unreadable_part
 from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, safe_env
-from horma.core.layout import AGENT_DIR
-from horma.workspace import META_DIR, NOTES_DIR, RAW_DIR
+from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, RAW_DIR
 
 SANDBOX_ROOT = "/ws"
 SANDBOX_BIN_DIR = "/opt/horma/bin"
@@ -90,11 +92,24 @@ def shell_env() -> dict[str, str]:
 
 
 def prepare_index(workspace: Path) -> None:
-    """Create the index folder, which every view mounts (a bind needs an existing source)."""
+    """Create the index folder, which every view mounts (a bind needs an existing source), and check
+    that the sandbox user can read the workspace: one error line saying what to run, not a failed search."""
     try:
         index_dir(workspace).mkdir(parents=True, exist_ok=True)
+        for folder in (workspace / META_DIR, index_dir(workspace)):  # the sandbox user passes through to the index
+            mode = folder.stat().st_mode
+            if mode & 0o055 != 0o055:
+                os.chmod(folder, mode | 0o055)
     except OSError as exc:
         raise SandboxError(f"cannot create the index folder {index_dir(workspace)}: {exc}") from exc
+    who = workspace_identity(workspace)
+    if os.geteuid() == 0 and who.uid != workspace.stat().st_uid:
+        parts = (RAW_DIR, NOTES_DIR, INDEX_FILE, f"{META_DIR}/{INDEX_DIR}/{DB_NAME}")
+        bad = unreadable_part(workspace, parts)
+        if bad is not None:
+            raise SandboxError(
+                f"{bad}: the sandbox user (uid {who.uid}) cannot read it (mode {stat.S_IMODE(bad.stat().st_mode):o}, "
+                f"made under a strict umask); run `chmod -R a+rX {workspace}` once")
 
 
 def prepare_write_view(workspace: Path, who: Identity) -> None:

@@ -46,7 +46,8 @@ def test_a_turn_reachable_only_through_a_date_the_notes_anchored(memory, tmp_pat
     assert "A:1" in got.refs
     assert "pottery class yesterday" in got.text
     # Without the notes' dates the question has no word in common with the turn:
-    raw_only = memory.retriever.sandbox.exec("hsearch --layers none --refs -n 0 -- 'What did Ann do on 7 May 2023?'")
+    raw_only = memory.retriever.sandbox.exec(
+        "hsearch --layers none --near none --refs -n 0 -- 'What did Ann do on 7 May 2023?'")
     assert "__first/units.log:1:" not in raw_only.output
 
 

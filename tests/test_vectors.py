@@ -267,10 +267,31 @@ def memory(tmp_path, request):
 
 def test_a_question_with_no_word_of_the_turn_finds_it(memory):
     """'Which pet do I have?' shares no word with the turn about Miso; the words alone find nothing."""
-    lexical = memory.retriever.sandbox.exec("hsearch --refs -n 0 -- 'Which pet do I have?'")
+    lexical = memory.retriever.sandbox.exec("hsearch --refs -n 0 --near none -- 'Which pet do I have?'")
     assert "__monday/units.log:4:" not in lexical.output
     got = memory.recall("Which pet do I have?", budget=40)
     assert "A:4" in got.refs and "Miso" in got.text
+
+
+def test_hsearch_typed_inside_the_sandbox_asks_the_host_for_meaning(memory):
+    """An LLM retriever types hsearch itself: the sandbox's socket to the host's model gives it meaning."""
+    box = memory.retriever.sandbox
+    typed = box.exec("hsearch -n 1 -- 'Which pet do I have?'")
+    assert typed.exit_code == 0 and "Miso" in typed.output.splitlines()[0], typed.output
+    gone = box.exec("HORMA_NEAR_SOCKET=/nonexistent hsearch -n 1 -- 'Which pet do I have?'")
+    assert "meaning unavailable" in gone.output and "searching by words" in gone.output  # said, not silent
+    assert "Miso" not in gone.output
+
+
+def test_the_meaning_socket_closes_with_its_sandbox(tmp_path):
+    from horma.sandbox import open_sandbox
+
+    Workspace.init(tmp_path / "ws")
+    box = open_sandbox(tmp_path / "ws", "local")
+    sock = Path(box.services[0].path)
+    assert sock.exists()
+    box.close()
+    assert not sock.exists() and not sock.parent.exists()
 
 
 def test_hsearch_near_takes_the_hosts_neighbours_and_refuses_garbage(memory):
@@ -307,3 +328,38 @@ def test_a_note_an_agent_wrote_is_recalled_and_a_regenerated_one_only_routes(mem
     assert "peanuts" in got.text and "window seats" not in got.text
     other = memory.recall("What did my sister call about?", budget=60)
     assert not any(i.path.startswith("notes/") for i in other.items)  # no note line answers it
+
+
+def _ask(path: str, payload: bytes) -> str:
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(path)
+        conn.sendall(payload)
+        conn.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+    return data.decode()
+
+
+def test_the_meaning_socket_speaks_one_line_each_way_and_refuses_what_is_not_a_question(tmp_path):
+    from horma.near_service import MAX_QUERY, NearService
+
+    with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
+        mem.record(day_units("A", DISTRACTORS[:3] + [PET], "2024-01-02"), slug="monday", time="2024-01-02 09:01")
+        folder = str(index_folder(mem.workspace))
+    service = NearService(folder)
+    try:
+        answer = _ask(service.path, b"Which pet do I have?\n")
+        assert answer.endswith("\n") and answer.count("\n") == 1
+        pairs = dict(p.split(":") for p in answer.strip().split(","))
+        assert {int(k): round(float(v), 3) for k, v in pairs.items()} == {
+            k: round(v, 3) for k, v in nearest(folder, "Which pet do I have?").items()}
+        assert _ask(service.path, b"\n") == "error: empty query\n"
+        assert _ask(service.path, b"no newline").startswith("error: the query must be one line")
+        assert _ask(service.path, b"x" * (MAX_QUERY + 10) + b"\n").startswith("error: the query must be one line")
+        assert _ask(service.path, b"Which pet do I have?\n") == answer  # still serving after bad ones
+    finally:
+        service.close()

@@ -147,16 +147,29 @@ def open_sandbox(
         raise SandboxError(f"{workspace}: workspace directory does not exist")
     modules = {"docker": docker, "bwrap": bwrap, "local": local}
     if backend == "auto":
-        for name in ("docker", "bwrap"):
-            if modules[name].status().available:
-                return modules[name].open(ws, view, limits)
-        return local.open(ws, view, limits)
-    if backend not in modules:
+        backend = next((name for name in ("docker", "bwrap") if modules[name].status().available), "local")
+    elif backend not in modules:
         raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")
-    st = modules[backend].status()
-    if not st.available:
-        raise SandboxError(f"sandbox backend {backend} is not available: {st.reason}")
-    return modules[backend].open(ws, view, limits)
+    else:
+        st = modules[backend].status()
+        if not st.available:
+            raise SandboxError(f"sandbox backend {backend} is not available: {st.reason}")
+    return _with_meaning(modules[backend], ws, view, limits)
+
+
+def _with_meaning(module, ws: Path, view: View, limits: Limits) -> Sandbox:
+    """Open the session with its own meaning socket (horma/near_service.py), closed when the session closes."""
+    from horma.near_service import NearService
+    from horma.sandbox.views import index_dir
+
+    near = NearService(str(index_dir(ws)))
+    try:
+        box = module.open(ws, view, limits, near_socket=near.path)
+    except BaseException:
+        near.close()
+        raise
+    box.services.append(near)
+    return box
 
 
 def require_isolation(sandbox: Sandbox, allow_unsafe_local: bool) -> None:

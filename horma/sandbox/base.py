@@ -27,6 +27,7 @@ class ShellSandbox:
         self.shell = shell
         self.home = home  # the workspace root as the shell sees it
         self._closed = False
+        self.services: list = []  # what lives as long as the session (its meaning socket): closed with it
         self.commands = 0  # commands run in this session: what a call's Cost counts
 
     @property
@@ -58,8 +59,12 @@ class ShellSandbox:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self.shell.kill()
-            self._cleanup()
+            try:
+                self.shell.kill()
+                self._cleanup()
+            finally:
+                for service in self.services:
+                    service.close()
 
     def __enter__(self):
         return self

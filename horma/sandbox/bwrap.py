@@ -32,6 +32,7 @@ from horma.sandbox.views import (
     HIDDEN,
     SANDBOX_BIN_DIR,
     SANDBOX_CORE_DIR,
+    SANDBOX_NEAR_SOCKET,
     SANDBOX_ROOT,
     Identity,
     Mount,
@@ -117,13 +118,14 @@ def _bwrap(plan: list[Mount], who: Identity, inner: list[str], source) -> list[s
     return args + ["--chdir", SANDBOX_ROOT, "--", *inner]
 
 
-def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None = None) -> list[str]:
+def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None = None,
+            near_socket: str | None = None) -> list[str]:
     """The argv that runs ``inner`` (default: the limited shell) in the sandbox.
 
     As root it is staged and dropped to the sandbox user (see the module docstring).
     """
     who = _identity(workspace)
-    plan = mounts(workspace, view)
+    plan = mounts(workspace, view, near_socket)
     inner = inner or _inner_shell(limits)
     if os.geteuid() != 0:
         return _bwrap(plan, who, inner, lambda m: str(m.host))
@@ -136,6 +138,8 @@ def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None
             return f"{stage}/bin"
         if m.target == SANDBOX_CORE_DIR:
             return f"{stage}/core"
+        if m.target == SANDBOX_NEAR_SOCKET:  # outside the workspace, reachable by the sandbox user as it is
+            return str(m.host)
         rel = m.host.relative_to(workspace).as_posix()
         return f"{stage}/ws" if rel == "." else f"{stage}/ws/{rel}"
 
@@ -167,12 +171,14 @@ def status() -> BackendStatus:
     return BackendStatus("bwrap", True, "bubblewrap works here")
 
 
-def open(workspace: Path, view: View, limits: Limits) -> BwrapSandbox:  # noqa: A001 - the backend protocol
+def open(workspace: Path, view: View, limits: Limits,  # noqa: A001 - the backend protocol
+         near_socket: str | None = None) -> BwrapSandbox:
     if view is View.WRITE:
         prepare_write_view(workspace, _identity(workspace))
     else:
         prepare_index(workspace)
-    shell = PersistentShell(command(workspace, view, limits), env=shell_env(), output_cap=limits.output_cap)
+    shell = PersistentShell(command(workspace, view, limits, near_socket=near_socket),
+                            env=shell_env(near=near_socket is not None), output_cap=limits.output_cap)
     sandbox = BwrapSandbox(workspace, view, limits, shell, home=SANDBOX_ROOT)
     shell.start()
     return sandbox

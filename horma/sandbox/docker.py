@@ -212,7 +212,8 @@ def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[st
     return argv + [container_id, "bash", "--noprofile", "--norc", "-c", "exec bash --noprofile --norc 2>&1"]
 
 
-def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa: A001 - the backend protocol
+def open(workspace: Path, view: View, limits: Limits,  # noqa: A001 - the backend protocol
+         near_socket: str | None = None) -> DockerSandbox:
     import docker
     from docker.errors import DockerException
     from docker.types import Mount, Ulimit
@@ -222,7 +223,7 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
         prepare_write_view(workspace, who)
     else:
         prepare_index(workspace)
-    env = shell_env()
+    env = shell_env(near=near_socket is not None)
     file_bytes = limits.file_mb * 1024 * 1024
     try:
         client = docker.from_env(timeout=30)
@@ -243,7 +244,7 @@ def open(workspace: Path, view: View, limits: Limits) -> DockerSandbox:  # noqa:
             tmpfs={"/tmp": f"rw,nosuid,nodev,size={TMPFS_MB}m,mode=1777"} | {t: MASK_TMPFS for t in HIDDEN},
             mounts=[
                 Mount(m.target, str(m.host), type="bind", read_only=not m.writable)
-                for m in mounts(workspace, view)
+                for m in mounts(workspace, view, near_socket)
             ],
             pids_limit=limits.pids,
             mem_limit=f"{limits.memory_mb}m",

@@ -17,7 +17,7 @@ from pathlib import Path
 from horma.sandbox import BackendStatus, Limits, View, safe_env
 from horma.sandbox.base import ShellSandbox
 from horma.sandbox.shell import PersistentShell
-from horma.sandbox.views import index_dir
+from horma.sandbox.views import NEAR_ENV, index_dir
 from horma.resources import SANDBOX_BIN
 
 
@@ -32,8 +32,11 @@ def status() -> BackendStatus:
     return BackendStatus("local", True, "plain bash in the workspace: no isolation")
 
 
-def open(workspace: Path, view: View, limits: Limits) -> LocalSandbox:
-    env = safe_env(str(workspace), {"HORMA_INDEX": str(index_dir(workspace))})
+def open(workspace: Path, view: View, limits: Limits, near_socket: str | None = None) -> LocalSandbox:
+    extra = {"HORMA_INDEX": str(index_dir(workspace))}
+    if near_socket:
+        extra[NEAR_ENV] = near_socket
+    env = safe_env(str(workspace), extra)
     env["PATH"] = f"{SANDBOX_BIN}:{env['PATH']}"
     shell = PersistentShell(
         ["bash", "--noprofile", "--norc"], env=env, cwd=str(workspace), output_cap=limits.output_cap

@@ -33,6 +33,8 @@ from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, RAW_DIR
 
 SANDBOX_ROOT = "/ws"
 SANDBOX_BIN_DIR = "/opt/horma/bin"
+SANDBOX_NEAR_SOCKET = "/opt/horma/run/near.sock"
+NEAR_ENV = "HORMA_NEAR_SOCKET"
 # horma.core for the helpers, as a namespace package: /opt/horma/lib/horma has no __init__.py
 SANDBOX_CORE_DIR = "/opt/horma/lib/horma/core"
 SANDBOX_INDEX_DIR = "/opt/horma/index"  # where the helpers find the index (``$HORMA_INDEX``)
@@ -67,8 +69,9 @@ def index_dir(workspace: Path) -> Path:
     return workspace / META_DIR / INDEX_DIR
 
 
-def mounts(workspace: Path, view: View) -> list[Mount]:
-    """The binds of a view, outermost first (later ones cover earlier ones).
+def mounts(workspace: Path, view: View, near_socket: str | None = None) -> list[Mount]:
+    """The binds of a view, outermost first (later ones cover earlier ones), with the host's meaning
+    socket (horma/near_service.py) when there is one.
 
     The backends add the :data:`HIDDEN` masks after these binds.
     """
@@ -81,12 +84,18 @@ def mounts(workspace: Path, view: View) -> list[Mount]:
     if SANDBOX_BIN.is_dir():
         plan.append(Mount(SANDBOX_BIN, SANDBOX_BIN_DIR, False))
     plan.append(Mount(CORE, SANDBOX_CORE_DIR, False))
+    if near_socket:
+        plan.append(Mount(Path(near_socket), SANDBOX_NEAR_SOCKET, False))  # connect() works on a read-only bind
     return plan
 
 
-def shell_env() -> dict[str, str]:
-    """The environment of an isolated sandbox's shell: safe_env, the helpers first on PATH, the index."""
-    env = safe_env(SANDBOX_ROOT, {"HORMA_INDEX": SANDBOX_INDEX_DIR})
+def shell_env(near: bool = False) -> dict[str, str]:
+    """The environment of an isolated sandbox's shell: safe_env, the helpers first on PATH, the index,
+    and where hsearch asks for meaning when the host gave the sandbox a socket."""
+    extra = {"HORMA_INDEX": SANDBOX_INDEX_DIR}
+    if near:
+        extra[NEAR_ENV] = SANDBOX_NEAR_SOCKET
+    env = safe_env(SANDBOX_ROOT, extra)
     env["PATH"] = f"{SANDBOX_BIN_DIR}:{env['PATH']}"
     return env
 

@@ -1,0 +1,82 @@
+"""Meaning for commands inside a sandbox: a Unix socket on the host that answers a query with its nearest units.
+
+Why: the embedding model runs on the host only (docs/architecture.md), yet an
+LLM retriever types ``hsearch`` itself, inside the sandbox, where there is no
+model. Each sandbox gets its own socket bind-mounted at
+:data:`horma.sandbox.views.SANDBOX_NEAR_SOCKET` (a Unix socket crosses docker's
+``--network none`` and bubblewrap's network namespace); ``hsearch`` writes the
+query and reads back ``ID:SIM,...``, the list ``--near`` takes. A socket
+serves only the workspace of the sandbox it belongs to and closes with it;
+the model loads on the first question, not when the sandbox opens.
+
+Wire format, one exchange per connection: the query as UTF-8 ending with a
+newline (at most :data:`MAX_QUERY` bytes); the answer is one line, either the
+pairs (empty when the index holds no vectors) or ``error: <why>``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socketserver
+import tempfile
+import threading
+
+MAX_QUERY = 64 * 1024
+READ_TIMEOUT = 10.0  # seconds a client may take to send its query
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    timeout = READ_TIMEOUT
+
+    def handle(self) -> None:
+        service: NearService = self.server.service  # type: ignore[attr-defined]
+        try:
+            line = self.rfile.readline(MAX_QUERY + 1)
+        except OSError:
+            return
+        if len(line) > MAX_QUERY or not line.endswith(b"\n"):
+            self.wfile.write(b"error: the query must be one line of at most 64 KiB\n")
+            return
+        self.wfile.write((service.answer(line.decode("utf-8", "replace").strip()) + "\n").encode("utf-8"))
+
+
+class _Server(socketserver.UnixStreamServer):
+    """One question at a time, on one thread (the model runs one batch at a time anyway): a sandbox
+    opening many connections queues in the listen backlog instead of piling up host threads; a client
+    that stalls holds the line for READ_TIMEOUT at most."""
+
+
+class NearService:
+    """The socket of one sandbox: started with it, answering from ``index_folder``, closed with it."""
+
+    def __init__(self, index_folder: str):
+        self.index_folder = index_folder
+        self._dir = tempfile.mkdtemp(prefix="horma-near-")
+        os.chmod(self._dir, 0o711)  # the sandbox user (another uid) passes through to the socket
+        self.path = os.path.join(self._dir, "near.sock")
+        self._server = _Server(self.path, _Handler)
+        self._server.service = self  # type: ignore[attr-defined]
+        os.chmod(self.path, 0o666)  # connect() needs write permission on the socket file
+        self._thread = threading.Thread(target=self._server.serve_forever, name="horma-near", daemon=True)
+        self._thread.start()
+
+    def answer(self, query: str) -> str:
+        """The nearest units as ``ID:SIM,...``, or ``error: ...`` (the sandbox then searches by words)."""
+        if not query:
+            return "error: empty query"
+        from horma.embed import EmbedError
+        from horma.vectors import format_near, nearest
+
+        try:
+            return format_near(nearest(self.index_folder, query))
+        except EmbedError as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # an unreadable index or the like: the caller falls back to words, and says so
+            return f"error: {type(exc).__name__}: {exc}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+        shutil.rmtree(self._dir, ignore_errors=True)

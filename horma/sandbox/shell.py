@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import select
+import selectors
 import subprocess
 import time
 from dataclasses import dataclass
@@ -146,19 +146,22 @@ class PersistentShell:
         deadline = t0 + timeout
         match = None
         eof = False
-        while match is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:  # the shell died (exit, or killed by a limit)
-                eof = True
-                break
-            cap.feed(chunk)
-            match = cap.done()
+        # selectors (epoll/poll), not select.select: select cannot watch an fd above 1023, and a
+        # server holding many workspaces opens far more than that.
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while match is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if not sel.select(left):
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:  # the shell died (exit, or killed by a limit)
+                    eof = True
+                    break
+                cap.feed(chunk)
+                match = cap.done()
         elapsed = (time.monotonic() - t0) * 1000
         if match is None:
             timed_out = not eof

@@ -345,6 +345,26 @@ def test_commands_run_when_the_process_holds_fds_past_1023(isolated_backend: str
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
+def test_a_sandbox_outlives_the_thread_that_started_it(isolated_backend: str, workspace: Workspace):
+    """A server's worker pool retires idle threads; bwrap's die-with-parent must not take the sandbox with them."""
+    import threading
+
+    box: list[Sandbox] = []
+
+    def start() -> None:
+        sb = open_sandbox(workspace.root, isolated_backend, View.READ)
+        sb.exec("horma_state=kept; cd raw")
+        box.append(sb)
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    worker.join()
+    time.sleep(0.5)  # PR_SET_PDEATHSIG is delivered when the thread ends
+    with box[0] as sb:
+        r = sb.exec("echo $horma_state; pwd")
+        assert r.output == f"kept\n{sb.home}/raw\n", r.output
+
+
 @pytest.mark.docker
 def test_containers_of_killed_sessions_are_removed_on_the_next_open(workspace: Workspace):
     """A session whose process was SIGKILLed cannot close; the next open removes its container."""

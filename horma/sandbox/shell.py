@@ -19,6 +19,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from horma.sandbox.spawner import popen
+
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_OUTPUT_CAP = 16_000  # characters kept: half head, half tail
 TIMEOUT_EXIT = 124
@@ -99,7 +101,7 @@ class PersistentShell:
         self.pwd: str | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
+        self.proc = popen(
             self.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -16,6 +16,7 @@ so a crash can delay notes but never lose them or archive a unit twice.
 from __future__ import annotations
 
 import json
+import logging
 import shlex
 import time as _time
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,7 @@ from horma.units import check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
 
 INGEST_LOG = "ingest.log"
+_logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -206,7 +208,12 @@ class Manager(SandboxedAgent):
                     self.commit_notes(segments)
 
     def commit_notes(self, segments: list[str]) -> str | None:
-        """One commit of notes/ and INDEX.md for this run (see :mod:`horma.history`); None when unchanged."""
+        """One commit of notes/ and INDEX.md for this run (see :mod:`horma.history`); None when unchanged.
+
+        The units and notes are already on disk: a history that cannot be written
+        now must not fail the record. The failure is logged (ingest.log and the
+        logger) and the next commit, a snapshot of every note, catches up.
+        """
         from horma.history import NotesHistory
 
         if self._history is None:
@@ -214,7 +221,13 @@ class Manager(SandboxedAgent):
         names = ", ".join(s.split("/")[-2] for s in segments[:3])
         if len(segments) > 3:
             names += f" (+{len(segments) - 3} more)"
-        return self._history.commit(f"{self.policy} manager: organized {names}")
+        try:
+            return self._history.commit(f"{self.policy} manager: organized {names}")
+        except Exception as exc:  # noqa: BLE001 - dulwich and the OS raise many kinds; each is logged
+            _logger.warning("%s: notes history not written (%s: %s); the next record catches up",
+                            self.workspace.root, type(exc).__name__, exc)
+            self._log("history_behind", segments[-1], error=f"{type(exc).__name__}: {exc}"[:300])
+            return None
 
     def close(self) -> None:
         super().close()

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
+from horma.leftovers import clean_leftovers
 from horma.core.notes import citations
 from horma.workspace import (
     INDEX_FILE,
@@ -260,6 +261,8 @@ def forget(workspace: Workspace, selection: Selection, dry_run: bool = False) ->
     Refuses, changing nothing, when nothing matches or a ``--unit`` id is not archived.
     """
     with workspace.writer():
+        if not dry_run:
+            clean_leftovers(workspace.root)  # a killed archive's temp file may hold the units' text
         return _forget(workspace, selection, dry_run)
 
 

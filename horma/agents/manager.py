@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from horma.agents.policies import SandboxedAgent, policy_names
+from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.sandbox import View
 from horma.units import check_units, normalize_time
@@ -89,6 +90,7 @@ class Manager(SandboxedAgent):
         self._settled: set[str] = set()  # segments known to be organized (the log says so)
         self._history = None  # the notes history, opened on the first record
         self._run: list[str] | None = None  # segments organized inside one_run(), committed at its end
+        self._swept = False  # dead writers' temp files removed (once, at the first record)
 
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
@@ -170,6 +172,9 @@ class Manager(SandboxedAgent):
         organized: list[str] = []
         calls = 0
         with ws.writer():
+            if not self._swept:
+                clean_leftovers(ws.root)  # a killed archive's temp file holds unit text nothing else removes
+                self._swept = True
             for seg in self.pending_segments():
                 calls += self._organize(seg)
                 organized.append(seg)

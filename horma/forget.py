@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from horma.core.notes import citations
 from horma.forget_selection import Selection
 from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
+from horma.leftovers import clean_leftovers
 from horma.workspace import (
     INDEX_FILE,
     META_DIR,
@@ -213,6 +214,8 @@ def forget(workspace: Workspace, selection: Selection, dry_run: bool = False,
     ``progress`` hears of each history revision rewritten.
     """
     with workspace.writer():
+        if not dry_run:
+            clean_leftovers(workspace.root)  # a killed archive's temp file may hold the units' text
         return _forget(workspace, selection, dry_run, progress)
 
 

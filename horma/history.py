@@ -39,10 +39,9 @@ from dulwich.errors import NotGitRepository
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
+from horma.history_packs import HISTORY_DIR, clear_stale_locks, compact, drop_leftovers, store_objects
 from horma.workspace import INDEX_FILE, NOTES_DIR, FileSig, FileWriter, Workspace, WorkspaceError
 
-HISTORY_DIR = "history"  # under .horma/
-MAX_PACKS = 32
 REV_LEN = 12  # hex digits of a revision as `horma log` prints it
 AUTHOR = b"horma <horma@localhost>"
 BRANCH = b"refs/heads/main"
@@ -127,7 +126,7 @@ class NotesHistory:
             if not self.exists:
                 if not create:
                     return None
-                _drop_leftovers(self.workspace.meta)
+                drop_leftovers(self.workspace.meta)
                 self.path.mkdir(parents=True, exist_ok=True)
                 Repo.init_bare(str(self.path), default_branch=b"main").close()
             try:
@@ -162,8 +161,17 @@ class NotesHistory:
 
         Only files whose signature changed since the last commit through this
         object are read again, so a commit after each recorded session costs a
-        stat per note plus the notes that changed. Callers hold the writer lock.
+        stat per note plus the notes that changed. Callers hold the writer lock,
+        so a ref lock found now is a dead writer's and is cleared. The repository
+        is closed after: an idle workspace holds no pack open.
         """
+        try:
+            return self._commit(message)
+        finally:
+            self.close()
+
+    def _commit(self, message: str) -> str | None:
+        clear_stale_locks(self.path)
         repo = self.repo(create=True)
         head = self.head()
         if head != self._head:
@@ -186,10 +194,16 @@ class NotesHistory:
             return None
         commit = _make_commit(tree, [head] if head else [], message)
         new[commit.id] = commit
-        _store(store, new, self._known)
+        store_objects(store, new, self._known)
         repo.refs.set_if_equals(b"HEAD", head, commit.id)
         self._blobs, self._head = cached, commit.id
         return _short(commit.id)
+
+    def compact(self) -> int:
+        """One delta-compressed pack for the whole history (regenerated notes differ by a few lines);
+        how many packs it replaced. Takes the writer lock itself, only to swap packs: run it outside a request."""
+        self.close()
+        return compact(self.path, self.workspace.writer)
 
     # -- reading ----------------------------------------------------------------------
     def log(self, limit: int | None = None) -> list[Revision]:
@@ -303,7 +317,7 @@ class NotesHistory:
                 commit = _make_commit(_build_tree(ids, new), [parent] if parent else [],
                                       c.message.decode("utf-8", "replace"), when=c.commit_time)
                 new[commit.id] = commit
-                _store(fresh.object_store, new, known)
+                store_objects(fresh.object_store, new, known)
                 parent = commit.id
             if parent is not None:
                 fresh.refs.set_if_equals(b"HEAD", None, parent)
@@ -377,26 +391,6 @@ def _build_tree(files: dict[str, bytes], new: dict[bytes, object]) -> bytes:
         return tree.id
 
     return build(root)
-
-
-def _store(store, objects: dict[bytes, object], known: set[bytes]) -> None:
-    """Write the objects the store lacks as one pack (a loose file per object costs far more on disk).
-
-    ``known`` holds ids already stored (it grows with ``objects``).
-    Past ``MAX_PACKS`` packs the store is repacked into one, so lookups stay fast.
-    """
-    missing = [(o, None) for oid, o in objects.items() if oid not in known]  # a duplicate costs bytes only
-    if missing:
-        store.add_objects(missing)
-    known.update(objects)
-    if len(store.packs) > MAX_PACKS:
-        store.repack()
-
-
-def _drop_leftovers(meta: Path) -> None:
-    """Half-swapped repositories a killed :meth:`NotesHistory.rewrite` left (they may hold forgotten text)."""
-    for p in meta.glob(f"{HISTORY_DIR}.*-*"):
-        shutil.rmtree(p, ignore_errors=True)
 
 
 def write_snapshot(workspace: Workspace, files: Snapshot, current: Snapshot) -> None:

@@ -29,8 +29,7 @@ import re
 import shlex
 import stat
 import threading
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -42,6 +41,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from horma import __version__, paths
+from horma.history import NotesHistory
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
 from horma.mcp_resources import WorkspaceResources
 from horma.mcp_tools import (
@@ -61,6 +61,7 @@ from horma.mcp_tools import (
 from horma.memory import Memory
 from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
 from horma.sandbox.views import index_dir
+from horma.server_pool import COMPACT_AT, PoolLimits, Upkeep, WorkspacePool, pack_count
 from horma.vectors import format_near, nearest
 from horma.workspace import META_DIR, Workspace, WorkspaceError
 
@@ -92,6 +93,7 @@ class Options:
     unsafe_local: bool = False
     limits: Any = None
     run_timeout: float = RUN_TIMEOUT
+    pool: PoolLimits = field(default_factory=PoolLimits)
 
 
 @dataclass
@@ -131,12 +133,25 @@ class Served:
 
     def close(self) -> None:
         with self.lock:
-            if self._client_box is not None:
-                self._client_box.close()
-                self._client_box = None
-            if self._memory is not None:
-                self._memory.close()
-                self._memory = None
+            self._release()
+
+    def close_if_idle(self) -> bool:
+        """Close unless a call holds the workspace now (the pool never waits on a busy one)."""
+        if not self.lock.acquire(blocking=False):
+            return False
+        try:
+            self._release()
+        finally:
+            self.lock.release()
+        return True
+
+    def _release(self) -> None:
+        if self._client_box is not None:
+            self._client_box.close()
+            self._client_box = None
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
 
 
 class Workspaces:
@@ -153,6 +168,8 @@ class Workspaces:
             raise WorkspaceError("serve either one workspace or a --root of workspaces")
         self.options = options
         self._served: dict[str, Served] = {}
+        self.pool = WorkspacePool(options.pool)  # what stays open: owned by the server, not by a client session
+        self.upkeep = Upkeep(self.pool)
         self._lock = threading.Lock()
         self.root = root.resolve() if root is not None else None
         self.fixed = fixed
@@ -217,9 +234,19 @@ class Workspaces:
             served = self._served[name] = Served(name, Workspace.open(folder), self.options)
             return served
 
+    def after_call(self, served: Served) -> None:
+        """Keep the open workspaces in bounds; queue a history compaction once its packs pile up."""
+        self.pool.used(served)
+        if pack_count(served.workspace.meta) >= COMPACT_AT:
+            ws = served.workspace
+            self.upkeep.submit(f"compact {served.name}", lambda: NotesHistory(ws).compact())
+
     def close(self) -> None:
+        """Close every workspace: at server shutdown only (a client session's end closes nothing)."""
+        self.upkeep.stop()
         for served in list(self._served.values()):
             served.close()
+        self.pool.clear()
 
 
 # -- what the tools do (blocking; called in a worker thread under the workspace's lock) ----------------------
@@ -325,23 +352,20 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
                  log_level: str = "WARNING", max_body: int = DEFAULT_MAX_BODY) -> HormaMCP:
     """The MCP server over ``spaces``; run it with ``.run("stdio")`` or ``.run("streamable-http")``."""
 
-    @asynccontextmanager
-    async def lifespan(_: FastMCP) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await anyio.to_thread.run_sync(spaces.close)
-
-    server = HormaMCP(spaces, host=host, port=port, log_level=log_level, lifespan=lifespan,
-                      max_request_body_size=max_body)
+    # No lifespan closes the workspaces: the SDK enters a server's lifespan once per client session, so its
+    # end closed every client's sandboxes. The caller closes ``spaces`` when the server stops.
+    server = HormaMCP(spaces, host=host, port=port, log_level=log_level, max_request_body_size=max_body)
 
     async def call(workspace: str | None, job: Callable[[Served], T], *, create: bool = False) -> T:
         """Run ``job`` on the named workspace in a worker thread, one call per workspace at a time."""
 
         def work() -> T:
             served = spaces.get(workspace, create=create)
-            with served.lock:
-                return job(served)
+            try:
+                with served.lock:
+                    return job(served)
+            finally:
+                spaces.after_call(served)
 
         try:
             return await anyio.to_thread.run_sync(work)

@@ -323,6 +323,48 @@ def test_background_processes_do_not_survive_close(isolated_backend: str, worksp
     assert wait_until(lambda: not host_processes_with(marker), 10), host_processes_with(marker)
 
 
+def test_commands_run_when_the_process_holds_fds_past_1023(isolated_backend: str, workspace: Workspace):
+    """A server holding many workspaces has fds above 1023, where select() cannot look; the shell must still read."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"the hard fd limit here is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held: list[int] = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        with open_sandbox(workspace.root, isolated_backend, View.READ) as sb:
+            assert max(held) >= 1100
+            r = sb.exec("echo past-1023 && ls raw | head -1")
+            assert r.exit_code == 0 and r.output.startswith("past-1023\n"), r.output
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_sandbox_outlives_the_thread_that_started_it(isolated_backend: str, workspace: Workspace):
+    """A server's worker pool retires idle threads; bwrap's die-with-parent must not take the sandbox with them."""
+    import threading
+
+    box: list[Sandbox] = []
+
+    def start() -> None:
+        sb = open_sandbox(workspace.root, isolated_backend, View.READ)
+        sb.exec("horma_state=kept; cd raw")
+        box.append(sb)
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    worker.join()
+    time.sleep(0.5)  # PR_SET_PDEATHSIG is delivered when the thread ends
+    with box[0] as sb:
+        r = sb.exec("echo $horma_state; pwd")
+        assert r.output == f"kept\n{sb.home}/raw\n", r.output
+
+
 @pytest.mark.docker
 def test_containers_of_killed_sessions_are_removed_on_the_next_open(workspace: Workspace):
     """A session whose process was SIGKILLed cannot close; the next open removes its container."""

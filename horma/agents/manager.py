@@ -16,6 +16,7 @@ so a crash can delay notes but never lose them or archive a unit twice.
 from __future__ import annotations
 
 import json
+import logging
 import shlex
 import time as _time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from horma.agents.policies import SandboxedAgent, policy_names
+from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.record_contract import Conflict, sort_batch
 from horma.sandbox import View
@@ -31,6 +33,7 @@ from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_
 
 INGEST_LOG = "ingest.log"
 REORGANIZE_EVENT = "reorganize"  # in the ingest log: every segment archived before it is pending again
+_logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -95,6 +98,7 @@ class Manager(SandboxedAgent):
         self._settled: set[str] = set()  # segments known to be organized (the log says so)
         self._history = None  # the notes history, opened on the first record
         self._run: list[str] | None = None  # segments organized inside one_run(), committed at its end
+        self._swept = False  # dead writers' temp files removed (once, at the first record)
 
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
@@ -182,6 +186,9 @@ class Manager(SandboxedAgent):
         organized: list[str] = []
         calls = 0
         with ws.writer():
+            if not self._swept:
+                clean_leftovers(ws.root)  # a killed archive's temp file holds unit text nothing else removes
+                self._swept = True
             for seg in self.pending_segments():
                 calls += self._organize(seg)
                 organized.append(seg)
@@ -247,7 +254,12 @@ class Manager(SandboxedAgent):
                     self.commit_notes(segments)
 
     def commit_notes(self, segments: list[str]) -> str | None:
-        """One commit of notes/ and INDEX.md for this run (see :mod:`horma.history`); None when unchanged."""
+        """One commit of notes/ and INDEX.md for this run (see :mod:`horma.history`); None when unchanged.
+
+        The units and notes are already on disk: a history that cannot be written
+        now must not fail the record. The failure is logged (ingest.log and the
+        logger) and the next commit, a snapshot of every note, catches up.
+        """
         from horma.history import NotesHistory
 
         if self._history is None:
@@ -255,7 +267,13 @@ class Manager(SandboxedAgent):
         names = ", ".join(s.split("/")[-2] for s in segments[:3])
         if len(segments) > 3:
             names += f" (+{len(segments) - 3} more)"
-        return self._history.commit(f"{self.policy} manager: organized {names}")
+        try:
+            return self._history.commit(f"{self.policy} manager: organized {names}")
+        except Exception as exc:  # noqa: BLE001 - dulwich and the OS raise many kinds; each is logged
+            _logger.warning("%s: notes history not written (%s: %s); the next record catches up",
+                            self.workspace.root, type(exc).__name__, exc)
+            self._log("history_behind", segments[-1], error=f"{type(exc).__name__}: {exc}"[:300])
+            return None
 
     def close(self) -> None:
         super().close()

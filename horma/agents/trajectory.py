@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from horma import trajectory_store
 from horma.workspace import slugify
 
 
@@ -25,6 +26,7 @@ class Trajectory:
 
     def __init__(self, directory: Path, role: str, task: str, **meta: Any):
         directory.mkdir(parents=True, exist_ok=True)
+        trajectory_store.created(directory)  # keeps the folder within its caps
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         self.path = directory / f"{stamp}__{role}__{slugify(task, 32)}.jsonl"
         self.role = role

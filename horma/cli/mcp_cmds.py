@@ -87,6 +87,10 @@ def mcp(
                                                                     "LLM agents) use the local sandbox: no isolation."),
     run_timeout: float = typer.Option(10.0, "--run-timeout", min=0.1, max=600,
                                       help="Seconds a client's run or search command may take."),
+    max_open: int = typer.Option(16, "--max-open", min=1, help="Workspaces kept open at once (sandboxes, memory); "
+                                                               "the least recently used idle one is closed past it."),
+    idle_close: float = typer.Option(900.0, "--idle-close", min=0, help="Seconds after which an idle workspace is "
+                                                                        "closed (0: never); its next call reopens it."),
     config: Path | None = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or "
                                                                     "~/.config/horma/config.yaml)."),
     print_config: bool = typer.Option(False, "--print-config", help="Print the JSON a desktop client needs to start "
@@ -124,6 +128,7 @@ def mcp(
     from horma.config import ConfigError
     from horma.llm import LLMError
     from horma.mcp_server import Options, Workspaces, build_server
+    from horma.server_pool import PoolLimits
 
     if (workspace is None) == (root is None):
         fail("name one workspace folder, or serve a folder of workspaces with --root DIR")
@@ -138,7 +143,8 @@ def mcp(
         if check_policy("manager", manager, run) | check_policy("retriever", retriever, run):
             model = run.llm("manager", llm)
         options = Options(backend=run.backend, manager=manager, retriever=retriever, llm=model, domain=domain,
-                          unsafe_local=run.unsafe_local, limits=run.limits, run_timeout=run_timeout)
+                          unsafe_local=run.unsafe_local, limits=run.limits, run_timeout=run_timeout,
+                          pool=PoolLimits(max_open, idle_close or None))
         spaces = Workspaces(options, workspace=workspace, root=root, fixed=fixed)
     server = build_server(spaces, host=host, port=port, max_body=max_body * 1024 * 1024)
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
@@ -149,3 +155,5 @@ def mcp(
         server.run("streamable-http" if http else "stdio")
     except KeyboardInterrupt:
         pass
+    finally:
+        spaces.close()  # the server's workspaces live as long as the server, never as long as one session

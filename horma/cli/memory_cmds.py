@@ -20,6 +20,7 @@ from rich.table import Table
 from horma.agents.loop import RunLimits
 from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, check_query
+from horma import trajectory_store
 from horma.agents.trajectory import read_trajectory
 from horma.cli.common import console, demo_folder, err_console, fail, plain, plural, shown
 from horma.cli.options import (
@@ -92,6 +93,7 @@ class Setup:
 
 def setup(config: Path | None, backend: str | None, unsafe_local: bool) -> Setup:
     cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None})
+    trajectory_store.configure_from(cfg)
     return Setup(cfg, effective_backend(cfg.get("sandbox.backend")), bool(cfg.get("sandbox.unsafe_local")))
 
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import select
+import selectors
 import subprocess
 import time
 from dataclasses import dataclass
+
+from horma.sandbox.spawner import popen
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_OUTPUT_CAP = 16_000  # characters kept: half head, half tail
@@ -99,7 +101,7 @@ class PersistentShell:
         self.pwd: str | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
+        self.proc = popen(
             self.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -146,19 +148,22 @@ class PersistentShell:
         deadline = t0 + timeout
         match = None
         eof = False
-        while match is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:  # the shell died (exit, or killed by a limit)
-                eof = True
-                break
-            cap.feed(chunk)
-            match = cap.done()
+        # selectors (epoll/poll), not select.select: select cannot watch an fd above 1023, and a
+        # server holding many workspaces opens far more than that.
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while match is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if not sel.select(left):
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:  # the shell died (exit, or killed by a limit)
+                    eof = True
+                    break
+                cap.feed(chunk)
+                match = cap.done()
         elapsed = (time.monotonic() - t0) * 1000
         if match is None:
             timed_out = not eof

@@ -1,0 +1,106 @@
+"""The notes history under faults and over time: stale locks, a history that falls behind, packs and fds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import horma
+from horma.history import NotesHistory
+from horma.history_packs import MAX_PACKS, open_fds
+from horma.workspace import Unit
+
+from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
+
+
+def session(n: int) -> list[Unit]:
+    return [Unit(f"s{n}:{i}", f"2024-03-{1 + n % 28:02d} 10:{i:02d}", "Ana" if i % 2 else "Ben",
+                 f"Session {n} line {i}: we talked about boat number {n * 7 + i} and the marina in Porto.")
+            for i in range(4)]
+
+
+def history_fds(path: Path) -> list[str]:
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(path)):
+            out.append(target)
+    return out
+
+
+def fsck(path: Path) -> None:
+    git = subprocess.run(["git", "--git-dir", str(path), "fsck", "--strict"], capture_output=True, text=True)
+    assert git.returncode == 0, git.stderr
+
+
+def test_a_dead_writers_ref_lock_is_cleared_and_the_next_record_is_a_revision(tmp_path):
+    with horma.Memory(tmp_path / "mem") as mem:
+        mem.record(SESSION_1, slug="boat")
+        history = NotesHistory(mem.workspace)
+        head = history.head()
+        # what a writer killed between dulwich's lock and its rename leaves: the lock file, holding a commit id
+        lock = history.path / "refs" / "heads" / "main.lock"
+        lock.write_bytes(head + b"\n")
+        result = mem.record(SESSION_2, slug="trip")
+    assert result.archived == 3
+    assert not lock.exists()
+    log = NotesHistory(mem.workspace).log()
+    assert [r.message for r in log] == ["heuristic manager: organized 2024-02-02T18-30__trip",
+                                        "heuristic manager: organized 2024-01-10T09-00__boat"]
+    fsck(history.path)
+
+
+def test_a_record_never_fails_because_the_history_cannot_be_written_and_the_history_catches_up(tmp_path):
+    with horma.Memory(tmp_path / "mem") as mem:
+        mem.record(SESSION_1, slug="boat")
+        history = NotesHistory(mem.workspace)
+        packs = history.path / "objects" / "pack"
+        shutil.move(packs, tmp_path / "packs-aside")
+        packs.write_text("not a folder")  # any write of a pack now fails
+        result = mem.record(SESSION_2, slug="trip")
+        assert result.archived == 3 and "trip" in result.segment
+        events = [json.loads(x) for x in (mem.workspace.meta / "ingest.log").read_text().splitlines()]
+        behind = [e for e in events if e["event"] == "history_behind"]
+        assert len(behind) == 1 and "trip" in behind[0]["segment"] and behind[0]["error"]
+        packs.unlink()
+        shutil.move(tmp_path / "packs-aside", packs)
+        assert len(NotesHistory(mem.workspace).log()) == 1
+        mem.record(session(3), slug="third")
+    history = NotesHistory(mem.workspace)
+    log = history.log()
+    assert len(log) == 2 and "third" in log[0].message
+    assert history.files_at(history.head()) == history.snapshot()  # session 2's notes are in it too
+    assert "notes/people/ana/2024-02.md" in history.files_at(history.head())  # session 2's page
+    fsck(history.path)
+
+
+def test_packs_stay_bounded_no_pack_stays_open_and_compaction_keeps_every_revision(tmp_path):
+    before = open_fds()
+    with horma.Memory(tmp_path / "mem") as mem:
+        for n in range(MAX_PACKS + 12):
+            mem.record(session(n), slug=f"s{n}")
+            assert history_fds(mem.workspace.meta / "history") == []  # an idle workspace holds no pack open
+        history = NotesHistory(mem.workspace)
+        packs = list((history.path / "objects" / "pack").glob("*.pack"))
+        assert 1 < len(packs) <= MAX_PACKS
+        revisions = history.log()
+        assert len(revisions) == MAX_PACKS + 12
+        every = {r.id: history.files_at(r.id.encode()) for r in revisions}
+        size = sum(p.stat().st_size for p in packs)
+        assert history.compact() == len(packs)
+        packs_after = list((history.path / "objects" / "pack").glob("*.pack"))
+        assert len(packs_after) == 1
+        assert sum(p.stat().st_size for p in packs_after) < size / 2  # versions of a note are deltas of each other
+        history = NotesHistory(mem.workspace)
+        assert {r.id: history.files_at(r.id.encode()) for r in history.log()} == every
+        history.close()
+        fsck(history.path)
+        mem.record(session(99), slug="after")  # a commit after compaction adds a pack beside it
+        assert len(list((history.path / "objects" / "pack").glob("*.pack"))) == 2
+    assert open_fds() <= before + 2

@@ -36,20 +36,20 @@ def test_the_least_recently_used_idle_workspace_is_closed_and_a_busy_one_never(t
     try:
         a, b, c = (s.get(n, create=True) for n in "abc")
         for served in (a, b):
-            do_record(served, units(served.name, 1), "s")
+            do_record(served, units(served.name, 1), "s", "refuse")
             s.after_call(served)
         assert a._memory is not None and b._memory is not None
         with a.lock:  # a call is using a: it stays open past the limit, b (next least recent) goes
-            do_record(c, units("c", 1), "s")
+            do_record(c, units("c", 1), "s", "refuse")
             s.after_call(c)
             assert a._memory is not None
         assert b._memory is None and s.pool.open_names() == ["a", "c"]
         d = s.get("d", create=True)
-        do_record(d, units("d", 1), "s")
+        do_record(d, units("d", 1), "s", "refuse")
         s.after_call(d)  # a is free now and the least recently used
         assert a._memory is None and c._memory is not None and d._memory is not None
         assert s.pool.open_names() == ["c", "d"]
-        assert "Gulla" in do_recall(a, "Which boat sailed?", 200)["context"]  # reopens on its next call
+        assert "Gulla" in do_recall(a, "Which boat sailed?", 200).context  # reopens on its next call
     finally:
         s.close()
 
@@ -86,7 +86,7 @@ def test_the_history_is_compacted_in_the_background_and_keeps_every_revision(tmp
         meta = served.workspace.meta
         for n in range(COMPACT_AT + 4):
             with served.lock:
-                do_record(served, units("a", n), f"s{n}")
+                do_record(served, units("a", n), f"s{n}", "refuse")
             s.after_call(served)
             assert s.upkeep.idle(60)
             assert pack_count(meta) < COMPACT_AT  # compacted whenever it reached the mark

@@ -38,11 +38,10 @@ from mcp.types import Resource, ResourceTemplate, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from horma import paths
-from horma.history import NotesHistory
 from horma.memory import Memory
 from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
 from horma.sandbox.views import index_dir
-from horma.server_pool import COMPACT_AT, PoolLimits, Upkeep, WorkspacePool, pack_count
+from horma.server_pool import PoolLimits, Upkeep, WorkspacePool, compact_in_child, compaction_due
 from horma.vectors import format_near, nearest
 from horma.workspace import INDEX_FILE, META_DIR, NOTES_DIR, Unit, Workspace, WorkspaceError
 
@@ -221,9 +220,9 @@ class Workspaces:
     def after_call(self, served: Served) -> None:
         """Keep the open workspaces in bounds; queue a history compaction once its packs pile up."""
         self.pool.used(served)
-        if pack_count(served.workspace.meta) >= COMPACT_AT:
-            ws = served.workspace
-            self.upkeep.submit(f"compact {served.name}", lambda: NotesHistory(ws).compact())
+        if compaction_due(served.workspace.meta):
+            root = served.workspace.root
+            self.upkeep.submit(f"compact {served.name}", lambda: compact_in_child(root))
 
     def close(self) -> None:
         """Close every workspace: at server shutdown only (a client session's end closes nothing)."""

@@ -128,6 +128,43 @@ def drop_leftovers(meta: Path) -> None:
         shutil.rmtree(p, ignore_errors=True)
 
 
+def pack_objects(history: Path) -> list[int]:
+    """How many objects each pack of the history holds, read from the .idx headers (v2: the last fanout entry)."""
+    out = []
+    for idx in (history / "objects" / "pack").glob("*.idx"):
+        try:
+            with open(idx, "rb") as fh:
+                head = fh.read(8 + 256 * 4)
+        except OSError:
+            continue
+        if len(head) == 8 + 256 * 4 and head[:4] == b"\377tOc":
+            out.append(int.from_bytes(head[-4:], "big"))
+    return out
+
+
+def needs_compaction(history: Path, min_packs: int) -> bool:
+    """Whether a full compaction is due: ``min_packs`` packs or more, and the packs written since the biggest
+    hold as many objects as it does. The history doubles between compactions, so their total cost stays
+    linear in its size (compacting at every few packs made it quadratic and starved the server)."""
+    counts = sorted(pack_objects(history))
+    return len(counts) >= min_packs and sum(counts[:-1]) >= counts[-1]
+
+
 def open_fds(pid: int | None = None) -> int:
     """How many file descriptors a process holds (Linux); for tests and the load benchmark."""
     return len(os.listdir(f"/proc/{pid or os.getpid()}/fd"))
+
+
+def main(argv: list[str]) -> None:
+    """``python -m horma.history_packs WORKSPACE``: compact its history in a process of its own (a server's
+    upkeep runs it so: the deltas are pure-Python work that would hold the server's GIL for seconds)."""
+    from horma.workspace import Workspace
+
+    ws = Workspace.open(argv[0])
+    compact(ws.meta / HISTORY_DIR, ws.writer)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -41,7 +41,6 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from horma import __version__, paths
-from horma.history import NotesHistory
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
 from horma.mcp_resources import WorkspaceResources
 from horma.mcp_tools import (
@@ -61,7 +60,7 @@ from horma.mcp_tools import (
 from horma.memory import Memory
 from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
 from horma.sandbox.views import index_dir
-from horma.server_pool import COMPACT_AT, PoolLimits, Upkeep, WorkspacePool, pack_count
+from horma.server_pool import PoolLimits, Upkeep, WorkspacePool, compact_in_child, compaction_due
 from horma.vectors import format_near, nearest
 from horma.workspace import META_DIR, Workspace, WorkspaceError
 
@@ -237,9 +236,9 @@ class Workspaces:
     def after_call(self, served: Served) -> None:
         """Keep the open workspaces in bounds; queue a history compaction once its packs pile up."""
         self.pool.used(served)
-        if pack_count(served.workspace.meta) >= COMPACT_AT:
-            ws = served.workspace
-            self.upkeep.submit(f"compact {served.name}", lambda: NotesHistory(ws).compact())
+        if compaction_due(served.workspace.meta):
+            root = served.workspace.root
+            self.upkeep.submit(f"compact {served.name}", lambda: compact_in_child(root))
 
     def close(self) -> None:
         """Close every workspace: at server shutdown only (a client session's end closes nothing)."""

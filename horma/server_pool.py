@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import logging
 import queue
+import subprocess
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from horma.history_packs import HISTORY_DIR
+from horma.history_packs import HISTORY_DIR, needs_compaction
 
 _logger = logging.getLogger(__name__)
 
@@ -112,6 +114,19 @@ def pack_count(meta: Path) -> int:
         return sum(1 for p in (meta / HISTORY_DIR / "objects" / "pack").iterdir() if p.suffix == ".pack")
     except OSError:
         return 0
+
+
+def compaction_due(meta: Path) -> bool:
+    """Cheap check after each record: a listdir, and the .idx headers only past ``COMPACT_AT`` packs."""
+    return pack_count(meta) >= COMPACT_AT and needs_compaction(meta / HISTORY_DIR, COMPACT_AT)
+
+
+def compact_in_child(root: Path) -> None:
+    """Compact a workspace's history in a child process, off the server's GIL; an error names the workspace."""
+    done = subprocess.run([sys.executable, "-m", "horma.history_packs", str(root)], capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{root}: history compaction failed: {done.stderr.strip()[-300:]}")
 
 
 class Upkeep:

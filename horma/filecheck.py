@@ -21,6 +21,8 @@ def file_problem(path: str | os.PathLike[str]) -> str | None:
         return "no such file (a part of the path is a file, not a folder)"
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
+    except ValueError:  # a NUL byte, or a lone surrogate the file system cannot encode
+        return "is not a valid file name"
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):

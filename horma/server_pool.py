@@ -187,3 +187,8 @@ class Upkeep:
     def stop(self) -> None:
         self._jobs.put(None)
         self._thread.join(timeout=30)
+
+    @property
+    def running(self) -> bool:
+        """Whether the thread still runs (it ends with :meth:`stop`)."""
+        return self._thread.is_alive()

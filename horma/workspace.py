@@ -398,7 +398,10 @@ class Workspace:
         """A workspace-relative path as an absolute one; refuses paths that leave the workspace."""
         if not isinstance(rel, str) or "\x00" in rel:
             raise WorkspaceError(f"{rel!r:.80}: not a path")
-        p = (self.root / rel.lstrip("/")).resolve()
+        try:
+            p = (self.root / rel.lstrip("/")).resolve()
+        except ValueError:  # a lone surrogate: no file system name encodes it
+            raise WorkspaceError(f"{rel!r:.80}: not a path") from None
         if p != self.root and self.root not in p.parents:
             raise WorkspaceError(f"{rel}: path leaves the workspace")
         return p

@@ -25,6 +25,8 @@ def test_each_kind_of_path_is_named(tmp_path: Path) -> None:
     assert file_problem(tmp_path / "dangling") == "is a broken link"
     assert file_problem(tmp_path / "f.txt" / "x").startswith("no such file (a part of the path is a file")
     assert file_problem("/dev/null") == "is not a regular file"
+    assert file_problem(str(tmp_path / "\ud800")) == "is not a valid file name"  # a lone surrogate
+    assert file_problem(str(tmp_path / "a\x00b")) == "is not a valid file name"
 
 
 def test_cli_says_a_folder_is_a_folder(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
@@ -101,4 +100,4 @@ def test_the_history_is_compacted_in_the_background_and_keeps_every_revision(tmp
         history.close()
     finally:
         s.close()
-    assert not any(t.name == "horma-upkeep" and t.is_alive() for t in threading.enumerate())
+    assert not s.upkeep.running  # closing the workspaces stops their upkeep thread

@@ -35,5 +35,9 @@ if python -c "import llama_cpp, sys; sys.exit(b'AMX_INT8 = 1' in llama_cpp.llama
     "llama-cpp-python==$(python -c 'import llama_cpp; print(llama_cpp.__version__)')"
 fi
 
+# Lint and type-check first (configuration in pyproject.toml): a finding fails the run before the tests start.
+ruff check horma sandbox/bin bench tests
+mypy
+
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 python -m pytest -q -rs "$@"

@@ -281,8 +281,7 @@ def heuristic_options(domain: str | None, round: int | None = None,
 
 # -- duplicates --------------------------------------------------------------
 _STOP = frozenset(
-    "a an and are as at be by for from in into is it its of on or that the their them then this to "
-    "when where which while with each every any all not no do does should must can it's".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "them", "then", "this", "to", "when", "where", "which", "while", "with", "each", "every", "any", "all", "not", "no", "do", "does", "should", "must", "can", "it's"]
 )
 
 

@@ -31,8 +31,8 @@ from rich.table import Table
 from horma.agents.loop import RunLimits
 from horma.bench.metrics import mean
 from horma.train.environment import RetrievalEnvironment, Task, load_tasks
-from horma.train.reward import Shaping
 from horma.train.export import export
+from horma.train.reward import Shaping
 
 console = Console(stderr=True)
 

@@ -24,6 +24,7 @@ from horma.record_contract import accept
 from horma.units import UNIT_FIELDS, as_unit  # noqa: F401 - as_unit, UNIT_FIELDS: re-exported (horma.memory.as_unit)
 from horma.workspace import Unit, Workspace, WorkspaceError
 
+
 def resolve_llm(llm: Any):
     """``None`` stays None; a spec string (``anthropic:claude-sonnet-5-5``) becomes an LLM."""
     if llm is None or not isinstance(llm, str):
@@ -108,7 +109,7 @@ class Memory:
         self.manager.close()
         self.retriever.close()
 
-    def __enter__(self) -> "Memory":
+    def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from horma.core.text import TOKEN_PATTERN
 from horma.prompts import render_prompt
 from horma.skills import (
     HEURISTIC_OPTIONS,
@@ -49,7 +50,6 @@ from horma.skills import (
     rounds,
     save_round,
 )
-from horma.core.text import TOKEN_PATTERN
 from horma.workspace import atomic_write
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule

@@ -65,7 +65,7 @@ class SkillError(Exception):
 
 
 class Skill(BaseModel):
-    """One entry of a skill library (the DESIGN.md format)."""
+    """One entry of a skill library (the format of skills/*.yaml; the fields below are the schema)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -106,7 +106,7 @@ class Skill(BaseModel):
         raise ValueError("must be an option name, a list of names, or a mapping of option: value")
 
     @model_validator(mode="after")
-    def _check(self) -> "Skill":
+    def _check(self) -> Skill:
         prefix = KIND_PREFIX.get(self.kind)
         if prefix and not self.id.startswith(prefix):
             raise ValueError(f"a {self.kind} skill's id must start with {prefix!r}")
@@ -281,8 +281,7 @@ def heuristic_options(domain: str | None, round: int | None = None,
 
 # -- duplicates --------------------------------------------------------------
 _STOP = frozenset(
-    "a an and are as at be by for from in into is it its of on or that the their them then this to "
-    "when where which while with each every any all not no do does should must can it's".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "them", "then", "this", "to", "when", "where", "which", "while", "with", "each", "every", "any", "all", "not", "no", "do", "does", "should", "must", "can", "it's"]
 )
 
 

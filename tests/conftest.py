@@ -2,11 +2,15 @@
 
 Docker and bwrap tests run for real wherever the tool works (CI builds the
 image with scripts/setup-sandbox.sh) and skip with the backend's own reason
-where it does not.
+where it does not. Under HORMA_CI=1 (.ci/run sets it) every skip fails
+instead, with the same reason: a missing backend or extra in CI is a broken
+machine, not a passing run.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Generator
 from functools import cache
 from pathlib import Path
 
@@ -22,6 +26,26 @@ SAMPLE_UNITS = [
     Unit("D1:2", "2023-05-08 13:57", "Melanie", "That sounds brave. How did it feel?"),
     Unit("D1:3", "2023-05-08 13:58", "Caroline", "Powerful. I want to study counseling."),
 ]
+
+
+def _fail_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """In CI a skip hides a missing sandbox or extra: report it as a failure with the skip's reason."""
+    if os.environ.get("HORMA_CI") == "1" and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"HORMA_CI=1: would have skipped: {str(reason).removeprefix('Skipped: ')}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, None, None]:
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, None, None]:
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())
 
 
 @cache

@@ -185,7 +185,7 @@ class LoopbackServer:
                         out.append({"id": b["tool_use_id"], "content": content})
         return out
 
-    def __enter__(self) -> "LoopbackServer":
+    def __enter__(self) -> LoopbackServer:
         self._thread.start()
         return self
 

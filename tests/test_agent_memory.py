@@ -13,10 +13,10 @@ import json
 
 import anthropic
 import pytest
+from loopback import LoopbackServer, call, say, turn
 
 import horma
 from horma.memory_tool import HormaMemoryTool, recall_tool
-from loopback import LoopbackServer, call, say, turn
 
 BETAS = ["context-management-2025-06-27"]
 PREFS = "# Preferences\n- The user is allergic to peanuts; never suggest satay.\n- Prefers window seats on trains.\n"

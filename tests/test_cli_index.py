@@ -9,17 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_index import HINDEX, HSEARCH, archive, note, run, units, write
 
 from horma.core import index as HI
 from horma.index import index_folder, open_index
 from horma.workspace import Workspace
-from test_index import HINDEX, HSEARCH, archive, note, run, units, write
 
 HORMA = Path(sys.executable).with_name("horma")
 DB = HI.DB_NAME
 
 # one word ("quokka") in turns of many lengths, so budgets and pages have something to choose between
-WORDS = "sunny harbour market lantern violin orchard meadow glacier canyon pebble".split()
+WORDS = ["sunny", "harbour", "market", "lantern", "violin", "orchard", "meadow", "glacier", "canyon", "pebble"]
 
 
 def quokka_texts(n: int, shift: int) -> list[str]:

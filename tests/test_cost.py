@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import SAMPLE_UNITS
+from loopback import LoopbackServer, say
+
 from horma import Memory
 from horma.llm import make_llm
-from loopback import LoopbackServer, say
 
 
 def test_record_recall_ask_report_their_cost(tmp_path: Path) -> None:

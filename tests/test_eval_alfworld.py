@@ -8,13 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackServer, say  # tests/ is on sys.path under pytest
 from typer.testing import CliRunner
 
 from horma.bench.alfworld import TASK_TYPES, AlfworldError, find_games, parse_action, split_intro
 from horma.cli import app
 from horma.resources import EXAMPLES
 from horma.workspace import Workspace
-from loopback import LoopbackServer, say  # tests/ is on sys.path under pytest
 
 GAMES = EXAMPLES / "alfworld"
 HAS_ALFWORLD = all(importlib.util.find_spec(m) for m in ("alfworld", "textworld", "fast_downward"))

@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackServer, call, say  # tests/ is on sys.path under pytest
 from typer.testing import CliRunner
 
 from horma.cli import app
-from loopback import LoopbackServer, call, say  # tests/ is on sys.path under pytest
 
 runner = CliRunner()
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"

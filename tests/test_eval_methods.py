@@ -16,8 +16,8 @@ from horma.bench.methods import (
     method_class,
     note_chunks,
 )
-from horma.history import NotesHistory
 from horma.core.text import count_tokens
+from horma.history import NotesHistory
 from horma.workspace import Unit
 
 S1 = [

@@ -10,6 +10,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
 from typer.testing import CliRunner
 
 import horma
@@ -18,8 +19,6 @@ from horma.history import NotesHistory
 from horma.index import index_folder
 from horma.sandbox import View, open_sandbox
 from horma.workspace import Unit, Workspace
-
-from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
 
 runner = CliRunner()
 

@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from horma.agents.extraction import extract, stem, topics
-from horma.agents.heuristic_manager import NoteBook, anchor_dates, entities, manage, organize
-from horma.core import text as ht
+from horma.agents.extraction import stem, topics
+from horma.agents.heuristic_manager import anchor_dates, entities, manage
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory
 from horma.bench.flat import FlatIndex, fill, render_turn, rrf
 from horma.context import Context
-from horma.resources import CORE, SANDBOX_BIN
-from horma.sandbox import View, check_backends, open_sandbox
+from horma.core import text as ht
 from horma.core.text import count_tokens
 from horma.index import open_index
+from horma.resources import CORE, SANDBOX_BIN
+from horma.sandbox import View, check_backends, open_sandbox
 from horma.workspace import Note, Unit, Workspace, file_sig, parse_note, parse_raw_line
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,6 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import make_workspace  # noqa: E402  (tests/ is on sys.path under pytest)
+from loopback import LoopbackServer, call  # noqa: E402
+from test_memory import SESSION_1, SESSION_2, loopback_llm  # noqa: E402
 from typer.testing import CliRunner
 
 import horma
@@ -14,10 +17,6 @@ from horma.cli import app
 from horma.history import NotesHistory
 from horma.resources import SANDBOX_BIN
 from horma.workspace import Workspace
-
-from conftest import make_workspace  # noqa: E402  (tests/ is on sys.path under pytest)
-from loopback import LoopbackServer, call  # noqa: E402
-from test_memory import SESSION_1, SESSION_2, loopback_llm  # noqa: E402
 
 runner = CliRunner()
 

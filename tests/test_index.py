@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ISOLATED, archive, require_backend
+
 from horma.core import index as HI
 from horma.core.dates import query_dates
 from horma.core.search import Searcher

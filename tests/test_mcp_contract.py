@@ -15,9 +15,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from test_mcp import ENV, REPO, call, error, files_of, horma_mcp, isolated, session_over
 
 import horma
-from test_mcp import ENV, REPO, call, error, files_of, horma_mcp, isolated, session_over
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import ClientSession, McpError, StdioServerParameters  # noqa: E402

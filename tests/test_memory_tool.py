@@ -12,13 +12,13 @@ from pathlib import Path
 import anthropic
 import anyio
 import pytest
-
 from conftest import make_workspace
+from loopback import LoopbackServer, call, say, turn
+
 from horma import Memory
 from horma.history import NotesHistory
 from horma.index import open_index
 from horma.memory_tool import HormaAsyncMemoryTool, HormaMemoryTool, recall_tool
-from loopback import LoopbackServer, call, say, turn
 
 REPO = Path(__file__).resolve().parents[1]
 BETAS = ["context-management-2025-06-27"]

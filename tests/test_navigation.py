@@ -7,9 +7,9 @@ on every sandbox backend (docker and bwrap skip with their reason where absent).
 from __future__ import annotations
 
 import pytest
+from conftest import require_backend
 
 import horma
-from conftest import require_backend
 from horma.workspace import Unit
 
 BACKENDS = [pytest.param("local")] + [pytest.param(b, marks=getattr(pytest.mark, b)) for b in ("docker", "bwrap")]

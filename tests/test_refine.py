@@ -8,14 +8,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from loopback import LoopbackServer, fault, say  # tests/ is on sys.path under pytest
 from typer.testing import CliRunner
 
 from horma import resources
 from horma.cli import app
 from horma.llm import make_llm
 from horma.refine import (
-    H,
     H_PRIME,
+    H,
     Outcome,
     ProposalError,
     RefineConfig,
@@ -27,7 +28,6 @@ from horma.refine import (
     shorten,
 )
 from horma.skills import heuristic_options, load_library, read_skill_file, rounds
-from loopback import LoopbackServer, fault, say  # tests/ is on sys.path under pytest
 
 
 @pytest.fixture

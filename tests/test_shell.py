@@ -85,7 +85,8 @@ def test_closed_session_leaves_no_background_process(tmp_path):
     tag = f"horma-bg-{os.getpid()}"
     with open_sandbox(tmp_path, "local") as box:
         box.exec(f"(exec -a {tag} sleep 60) >/dev/null 2>&1 &")
-    import subprocess, time
+    import subprocess
+    import time
 
     time.sleep(0.2)
     assert tag not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout

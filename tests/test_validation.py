@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import itertools
-import re
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 import horma
 from horma.bench.locomo import DatasetError, parse_samples
 from horma.bench.longmemeval import LongMemEvalError, parse_item
+from horma.record_contract import accept
 from horma.sandbox import SandboxError
 from horma.sources.jsonl import load_jsonl
-from horma.record_contract import accept
 from horma.units import UnitError, check_name, check_unit, check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError
 from tests.wsstate import assert_one_error_line, cli, tree_state

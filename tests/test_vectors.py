@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import archive, require_backend
 
 import horma
-from conftest import archive, require_backend
 from horma.core import index as HI
 from horma.core.vectors import Encoder
 from horma.embed import DEFAULT_MODEL_ID, Embedder, default_embedder

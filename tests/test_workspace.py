@@ -11,8 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import SAMPLE_UNITS, make_workspace
+
 from horma.workspace import Note, Unit, Workspace, WorkspaceError, atomic_write, parse_note
 
 

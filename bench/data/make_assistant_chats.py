@@ -38,10 +38,7 @@ ASSISTANT = "Assistant"
 CATEGORIES = {11: "paraphrase", 12: "current value", 13: "preference", 14: "assistant said",
               15: "earlier value", 16: "several turns"}
 _LINE = re.compile(r"^(U|A)(?: ([a-z][a-z0-9_]*))?: (.+)$")
-_STOP = frozenset("""a about after all am an and any are as at be been before but by can could did do does
-    for from had has have how i if in into is it its me my myself now of on or our should so than that the
-    their them then there these they this to was we were what when where which who whom why will with
-    would you your""".split())
+_STOP = frozenset(["a", "about", "after", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "myself", "now", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your"])
 
 CONVERSATIONS: list[dict] = []
 

@@ -72,7 +72,7 @@ class RunLimits:
     max_repeats: int = 3
 
     @classmethod
-    def from_config(cls, cfg) -> "RunLimits":
+    def from_config(cls, cfg) -> RunLimits:
         """The ``agent.*`` settings of a :class:`horma.config.Config`."""
         return cls(**{name: cfg.get(f"agent.{name}") for name in cls.__dataclass_fields__})
 

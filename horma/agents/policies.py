@@ -51,7 +51,7 @@ class ManagerPolicy(Protocol):
     llm_driven: ClassVar[bool]
     needs_sandbox: ClassVar[bool]
 
-    def organize(self, manager: "Manager", segment: str, units: list[Unit]) -> int:
+    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> int:
         """Reflect ``segment`` in ``notes/``, ``INDEX.md`` and the search index; returns the LLM calls made."""
         ...
 
@@ -63,7 +63,7 @@ class RetrieverPolicy(Protocol):
     name: ClassVar[str]
     llm_driven: ClassVar[bool]
 
-    def retrieve(self, retriever: "Retriever", sandbox: Sandbox, context: "Recall") -> None:
+    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
         """Select into ``context``; set its ``steps``, ``llm_calls`` and ``trace``."""
         ...
 

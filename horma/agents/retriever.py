@@ -19,10 +19,10 @@ import time as _time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from horma.agents.policies import SandboxedAgent, policy_names
 from horma.context import Context
 from horma.llm.accounting import Cost, Meter
 from horma.resources import SANDBOX_BIN
-from horma.agents.policies import SandboxedAgent, policy_names
 from horma.sandbox import Sandbox, View
 from horma.workspace import WorkspaceError
 
@@ -168,7 +168,6 @@ class LLMRetrieverPolicy:
 
     def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
         from horma.agents.loop import RunLimits, run_agent
-
         from horma.sandbox.views import index_dir
         from horma.vectors import nearest_lines
 
@@ -203,7 +202,7 @@ def retriever_prompts(query: str, budget: int, near: list[tuple[str, int, float]
             render_prompt("retriever_task", query=query, budget=budget, near=near or [], asked=asked))
 
 
-def retriever_tools(box: Sandbox, ctx: Context) -> list["Tool"]:
+def retriever_tools(box: Sandbox, ctx: Context) -> list[Tool]:
     """The terminal tools ``select`` and ``done`` acting on ``ctx`` (``bash`` comes from the loop).
 
     One definition for the LLM retriever, the training data's tool schema and

@@ -202,12 +202,12 @@ class GameTask:
     def instance_ids(self) -> list[str]:
         return [self.id]
 
-    def run(self, settings: "RunSettings", todo: Sequence[str], emit: Callable[[dict], None]) -> None:
+    def run(self, settings: RunSettings, todo: Sequence[str], emit: Callable[[dict], None]) -> None:
         if self.id in todo:
             emit(run_episode(self, settings))
 
 
-def run_episode(task: GameTask, settings: "RunSettings") -> dict:
+def run_episode(task: GameTask, settings: RunSettings) -> dict:
     """Play one game; every step is recorded into the method, and recalled from before acting."""
     from horma.prompts import render_prompt
 

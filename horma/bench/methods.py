@@ -150,7 +150,7 @@ class MemoryMethod:
     def close(self) -> None:
         """Release sandboxes, models, files."""
 
-    def __enter__(self) -> "MemoryMethod":
+    def __enter__(self) -> MemoryMethod:
         return self
 
     def __exit__(self, *exc: object) -> None:

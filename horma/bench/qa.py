@@ -64,11 +64,11 @@ class QATask:
     def instance_ids(self) -> list[str]:
         return [q.id for q in self.items]
 
-    def run(self, settings: "RunSettings", todo: Sequence[str], emit: Callable[[dict], None]) -> None:
+    def run(self, settings: RunSettings, todo: Sequence[str], emit: Callable[[dict], None]) -> None:
         run_qa_task(self, settings, todo, emit)
 
 
-def run_qa_task(task: QATask, settings: "RunSettings", todo: Sequence[str], emit: Callable[[dict], None]) -> None:
+def run_qa_task(task: QATask, settings: RunSettings, todo: Sequence[str], emit: Callable[[dict], None]) -> None:
     """Record the history with the method, then recall (and answer, and score) each question in ``todo``."""
     wanted = set(todo)
     items = [q for q in task.items if q.id in wanted]

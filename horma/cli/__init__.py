@@ -14,7 +14,6 @@ import typer
 from typer._click import exceptions as cli_errors  # typer >= 0.29 vendors click and does not re-export these
 
 from horma import __version__
-from horma.cli.common import err_console, shown
 from horma.cli import (
     config_cmds,
     eval_cmds,
@@ -31,6 +30,8 @@ from horma.cli import (
     upkeep_cmds,
     workspace_cmds,
 )
+from horma.cli.common import err_console, shown
+
 
 def _flags_take_no_value() -> None:
     """Show on/off flags in --help without a type: typer 0.29's rich help prints ``<bool>`` beside

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from horma.cli.common import console, shown, err_console, fail, policy_llm_driven, user_errors
+from horma.cli.common import console, err_console, fail, policy_llm_driven, shown, user_errors
 
 USAGE = 2  # exit code of a bad option value or combination, as typer's own usage errors
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from horma.cli.common import console, shown, fail, policy_llm_driven, user_errors
+from horma.cli.common import console, fail, policy_llm_driven, shown, user_errors
 from horma.skills import (
     BASE,
     ENV_DIR,

@@ -128,7 +128,7 @@ class SearchIndex:
         self._actors: set[str] | None = None
 
     @classmethod
-    def open(cls, folder: str, encoder: Encoder | None = None) -> "SearchIndex":
+    def open(cls, folder: str, encoder: Encoder | None = None) -> SearchIndex:
         """``encoder`` embeds every unit indexed through it (the host has one; a sandbox's ``hindex`` has
         none, and the host's next sync embeds what it indexed)."""
         return cls(connect(folder), encoder)
@@ -136,13 +136,13 @@ class SearchIndex:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "SearchIndex":
+    def __enter__(self) -> SearchIndex:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def transaction(self) -> "_Transaction":
+    def transaction(self) -> _Transaction:
         return _Transaction(self.conn)
 
     # -- raw segments ---------------------------------------------------------

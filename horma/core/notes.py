@@ -8,6 +8,7 @@ this is the tolerant subset the index and ``horma forget`` need, stdlib only.
 
 from __future__ import annotations
 
+
 def note_kind(rel: str) -> str:
     """``notes/people/ada.md`` -> ``people``; ``notes/timeline.md`` -> ``timeline``."""
     parts = rel.split("/")

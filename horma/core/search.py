@@ -45,7 +45,7 @@ LEND_WEIGHT = 0.2
 
 
 class Hit:
-    __slots__ = ("id", "seg", "path", "lineno", "offset", "uid", "actor", "time", "cost", "digest", "score")
+    __slots__ = ("actor", "cost", "digest", "id", "lineno", "offset", "path", "score", "seg", "time", "uid")
 
     def __init__(self, row: tuple):
         self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost, self.digest = row

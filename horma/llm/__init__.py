@@ -88,7 +88,7 @@ class ToolCall:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ToolCall":
+    def from_dict(cls, d: dict) -> ToolCall:
         return cls(d["id"], d["name"], dict(d.get("arguments") or {}), d.get("error"), d.get("raw_arguments"))
 
 

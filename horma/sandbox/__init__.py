@@ -21,8 +21,6 @@ from horma.sandbox.shell import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, ExecResult
 
 __all__ = [
     "BACKENDS",
-    "open_for_agent",
-    "require_isolation",
     "BackendStatus",
     "ExecResult",
     "Limits",
@@ -30,7 +28,9 @@ __all__ = [
     "SandboxError",
     "View",
     "check_backends",
+    "open_for_agent",
     "open_sandbox",
+    "require_isolation",
     "safe_env",
 ]
 
@@ -73,6 +73,7 @@ class Sandbox(Protocol):
     workspace: Path
     isolated: bool  # False only for ``local``: LLM agents refuse it unless told otherwise
     home: str  # the workspace root as the shell sees it
+    commands: int  # commands run in this session: what a call's Cost counts (sandbox/base.py keeps it)
 
     @property
     def cwd(self) -> str:
@@ -87,7 +88,7 @@ class Sandbox(Protocol):
         """End the session and every process it started."""
         ...
 
-    def __enter__(self) -> "Sandbox": ...
+    def __enter__(self) -> Sandbox: ...
 
     def __exit__(self, *exc: object) -> None: ...
 

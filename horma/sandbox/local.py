@@ -14,11 +14,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from horma.resources import SANDBOX_BIN
 from horma.sandbox import BackendStatus, Limits, View, safe_env
 from horma.sandbox.base import ShellSandbox
 from horma.sandbox.shell import PersistentShell
 from horma.sandbox.views import NEAR_ENV, index_dir
-from horma.resources import SANDBOX_BIN
 
 
 class LocalSandbox(ShellSandbox):

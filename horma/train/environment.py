@@ -125,7 +125,7 @@ class RetrievalEnvironment:
             r.close()
         self._retrievers.clear()
 
-    def __enter__(self) -> "RetrievalEnvironment":
+    def __enter__(self) -> RetrievalEnvironment:
         return self
 
     def __exit__(self, *exc: object) -> None:

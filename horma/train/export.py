@@ -33,8 +33,15 @@ from horma.llm import ToolSpec
 from horma.sandbox import View, open_sandbox
 from horma.train.environment import Task
 from horma.train.reward import evidence_jaccard
-from horma.train.trajectories import (Episode, Skipped, TrajectoryError, normalize, read_episode, replay,
-                                       trajectory_files)
+from horma.train.trajectories import (
+    Episode,
+    Skipped,
+    TrajectoryError,
+    normalize,
+    read_episode,
+    replay,
+    trajectory_files,
+)
 from horma.workspace import Workspace
 
 SFT_FILE, GRPO_FILE, WORKSPACES = "sft.jsonl", "grpo.jsonl", "workspaces"

@@ -222,7 +222,7 @@ def case_kill(root: Path, backend: str, kills: int, seed: int = 21) -> dict:
     counts = raw_ids(ws)
     once = set(counts.values()) == {1}
     lost = len(sent - set(counts))  # sent in a record the kill cut off: may or may not have been archived
-    forgot = horma_cli("forget", str(ws), "--actor", "user", "--actor", "assistant")
+    forgot = horma_cli("forget", str(ws), "--actor", "user", "--actor", "assistant", "--yes")
     marker = b"talks about the boat"
     leftover = [p.relative_to(ws).as_posix() for p in ws.rglob("*")
                 if p.is_file() and not p.is_symlink() and marker in p.read_bytes()]

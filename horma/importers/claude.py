@@ -28,9 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from horma.importers import Import, Importer
-from horma.importers.export_file import field_of, local_time, read_conversations
+from horma.importers.export_file import (
+    conversation_segment,
+    field_of,
+    load_export,
+    local_time,
+    message_unit,
+)
 from horma.sources import Segment, SourceError
-from horma.units import UnitError, check_unit
 from horma.workspace import Unit
 
 ASSISTANT = "Claude"
@@ -90,23 +95,13 @@ def _conversation(conv: Any, where: str, me: str, skipped: Counter[str]) -> Segm
         when = local_time(message.get("created_at"), f"{here}: created_at") or started
         if when is None:
             raise SourceError(f"{here}: no created_at on the message or the conversation")
-        try:
-            units.append(check_unit(Unit(f"claude:{mid}", when, me if sender == "human" else ASSISTANT, text)))
-        except UnitError as exc:
-            raise SourceError(f"{here}: {exc}") from None
-    if not units:
-        skipped["empty conversation"] += 1
-        return None
-    return Segment(slug=title, time=started or units[0].time, units=tuple(units))
+        units.append(message_unit(f"claude:{mid}", when, me if sender == "human" else ASSISTANT, text, here))
+    return conversation_segment(title, started, units, skipped)
 
 
 def load(path: Path, me: str) -> Import:
     """Every conversation of a Claude export, oldest first."""
-    skipped: Counter[str] = Counter()
-    segments = [seg for where, conv in read_conversations(path)
-                if (seg := _conversation(conv, where, me, skipped)) is not None]
-    segments.sort(key=lambda s: s.time)
-    return Import(segments, skipped)
+    return load_export(path, me, _conversation)
 
 
 IMPORTER = Importer("claude", "the Claude export zip or its conversations.json", load)

@@ -11,11 +11,18 @@ from __future__ import annotations
 import datetime as dt
 import json
 import zipfile
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from horma.sources import SourceError
-from horma.units import normalize_time
+from horma.importers import Import
+from horma.sources import Segment, SourceError
+from horma.units import UnitError, check_unit, normalize_time
+from horma.workspace import Unit
+
+# (one conversation of the export, where it is for messages, the user's name, the skip tally) -> its segment
+Conversation = Callable[[Any, str, str, Counter], "Segment | None"]
 
 MAX_JSON_BYTES = 4 << 30  # a declared size above this is a zip bomb, not a chat history
 
@@ -101,3 +108,28 @@ def field_of(obj: Any, key: str, kind: type | tuple[type, ...], where: str, defa
     if not isinstance(value, kind):
         raise SourceError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})")
     return value
+
+
+def load_export(path: Path, me: str, conversation: Conversation) -> Import:
+    """Every conversation of an export as ``conversation`` reads it, oldest first."""
+    skipped: Counter[str] = Counter()
+    segments = [seg for where, conv in read_conversations(path)
+                if (seg := conversation(conv, where, me, skipped)) is not None]
+    segments.sort(key=lambda s: s.time)
+    return Import(segments, skipped)
+
+
+def message_unit(uid: str, when: str, actor: str, text: str, where: str) -> Unit:
+    """One message as a checked unit; a message the archive cannot hold is a SourceError naming it."""
+    try:
+        return check_unit(Unit(uid, when, actor, text))
+    except UnitError as exc:
+        raise SourceError(f"{where}: {exc}") from None
+
+
+def conversation_segment(title: str, started: str | None, units: list[Unit], skipped: Counter[str]) -> Segment | None:
+    """The conversation's segment, or None (counted) when nothing in it was kept."""
+    if not units:
+        skipped["empty conversation"] += 1
+        return None
+    return Segment(slug=title, time=started or units[0].time, units=tuple(units))

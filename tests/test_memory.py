@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import horma
+from horma.agents import heuristic_manager
 from horma.agents.manager import INGEST_LOG, Manager
 from horma.agents.policies import (
     MANAGER_POLICIES,
@@ -385,15 +386,16 @@ def test_heuristic_record_opens_no_sandbox(tmp_path, monkeypatch):
     assert (tmp_path / "mem/notes/entities/gull.md").is_file()
 
 
-def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
+def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path, monkeypatch):
     """The manager keeps notes in memory between records, but never writes over a newer file with them."""
+    monkeypatch.setattr(heuristic_manager, "INLINE_MENTIONS", 2)  # small notes: pages from the third mention
     ws_root = tmp_path / "mem"
     with horma.Memory(ws_root, sandbox="local") as mem:
         mem.record(SESSION_1, slug="boat")
         mem.record(SESSION_2, slug="trip")
         page = ws_root / "notes/people/ana/2024-01.md"  # Ana spoke in two months: a summary and pages
         summary = ws_root / "notes/people/ana.md"
-        edited = page.read_text().replace(") Ana\n", ") Ana (she is blue)\n", 1)  # a remark on one mention
+        edited = page.read_text().replace(" Ana\n", " Ana (she is blue)\n", 1)  # a remark on one mention
         page.write_text(edited + "- a line the user added by hand\n")
         summary_before = summary.read_text()
         porto = ws_root / "notes/entities/porto.md"
@@ -402,17 +404,18 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
                    slug="sails")
         text = page.read_text()
         assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
-        assert text.index("by hand") < text.index("T3:1 (") and text.count("T1:1 (") == 1
+        assert text.index("by hand") < text.index("T3:1 ") and text.count("T1:1 ") == 1
         assert "3 mention(s)" in text  # counted from the page it re-read: 2 + 1 new
         assert summary.read_text() == summary_before  # no month was added: the summary is not rewritten
         inline = porto.read_text()  # the second mention: one file listing both
-        assert inline.index("T1:3 (") < inline.index("T3:1 (") and "2 mention(s)" in inline
+        assert inline.index("T1:3 ") < inline.index("T3:1 ") and "2 mention(s)" in inline
         porto.write_text(inline + "- Porto: the user's own note\n")
         mem.record(units(4, "2024-01-25 10:00", [("Ben", "Porto has a new ferry to Vigo.")]), slug="ferry")
-    inline = porto.read_text()
-    assert inline.index("the user's own note") < inline.index("T4:1 (") and "3 mention(s)" in inline
-    vigo = ws_root / "notes/entities/vigo"  # its second mention, a month before the first: two pages
-    assert "T2:2 (" in (vigo / "2024-02.md").read_text() and "T4:1 (" in (vigo / "2024-01.md").read_text()
+    # the third mention: pages, and the line the user added stays with the mentions around it
+    page = (ws_root / "notes/entities/porto/2024-01.md").read_text()
+    assert page.index("T1:3 ") < page.index("the user's own note") < page.index("T4:1 ") and "3 mention(s)" in page
+    vigo = (ws_root / "notes/entities/vigo.md").read_text()  # its second mention, a month before the first
+    assert "T2:2 " in vigo and "T4:1 " in vigo and not (ws_root / "notes/entities/vigo").exists()  # one file
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):

@@ -20,6 +20,8 @@ from horma.agents.policies import (
     shared_policy_names,
 )
 from horma.agents.retriever import resolve_in_sandbox
+from horma.config import Settings
+from horma.llm import LLMError
 from horma.memory import as_unit
 from horma.resources import EXAMPLES, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, open_sandbox
@@ -209,11 +211,14 @@ def test_llm_policies_refuse_the_local_sandbox_without_the_unsafe_flag(tmp_path)
     assert raw_ids(ws) == []
 
 
-def test_unknown_policy_and_missing_llm_are_clear(tmp_path):
+def test_unknown_policy_and_missing_llm_are_clear(tmp_path, monkeypatch):
     with pytest.raises(WorkspaceError, match="unknown manager policy 'smart'"):
         horma.Memory(tmp_path / "a", manager="smart")
-    with pytest.raises(WorkspaceError, match="needs an LLM"):
-        horma.Memory(tmp_path / "b", retriever="llm")
+    # an LLM policy without llm= gets the settings' model for its role; without a key that is one clear error
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(LLMError, match="anthropic: no API key"):
+        horma.Memory(tmp_path / "b", retriever="llm", settings=Settings())
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
 def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_ones(tmp_path):

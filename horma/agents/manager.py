@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 import time as _time
 from collections.abc import Callable, Iterator, Sequence
@@ -87,10 +88,13 @@ class Manager(SandboxedAgent):
         domain: str | None = None,
         allow_unsafe_local: bool = False,
         limits=None,
+        timeout: float | None = None,
+        skills_dir: str | os.PathLike[str] | None = None,
     ):
         super().__init__(workspace, policy, backend=backend, llm=llm, allow_unsafe_local=allow_unsafe_local,
-                         limits=limits)
+                         limits=limits, timeout=timeout)
         self.domain = domain
+        self.skills_dir = skills_dir  # ``skills.dir``; None: the project's skills/
         self._options: dict | None = None
         self._organized: set[str] = set()
         self._log_offset = 0
@@ -300,7 +304,7 @@ class Manager(SandboxedAgent):
         if self._options is None:
             from horma.skills import heuristic_options
 
-            self._options = heuristic_options(self.domain)
+            self._options = heuristic_options(self.domain, root=self.skills_dir)
         return self._options
 
 
@@ -322,7 +326,8 @@ class LLMManagerPolicy:
         from horma.prompts import render_prompt
         from horma.skills import render_for_prompt
 
-        system = render_prompt("manager", skills=render_for_prompt(manager.domain), helpers=sandbox_helpers())
+        skills = render_for_prompt(manager.domain, root=manager.skills_dir)
+        system = render_prompt("manager", skills=skills, helpers=sandbox_helpers())
         task = render_prompt("manager_task", segment=segment, time=units[0].time if units else "",
                              units=[u.line() for u in units])
         done = Tool(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from horma.sandbox import Sandbox, View, open_for_agent
+from horma.sandbox import Limits, Sandbox, View, open_for_agent
 from horma.workspace import Unit, Workspace, WorkspaceError
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class SandboxedAgent:
     view: ClassVar[View]
 
     def __init__(self, workspace: Workspace, policy: str = "heuristic", *, backend: str = "auto", llm=None,
-                 allow_unsafe_local: bool = False, limits=None):
+                 allow_unsafe_local: bool = False, limits=None, timeout: float | None = None):
         cls = policy_class(self.role, policy)
         if cls.llm_driven and llm is None:
             raise PolicyError(f"the {policy} {self.role} needs an LLM (pass llm=... or --llm SPEC)")
@@ -140,6 +140,7 @@ class SandboxedAgent:
         self.llm = llm
         self.allow_unsafe_local = allow_unsafe_local
         self.limits = limits
+        self.timeout = timeout  # seconds per sandbox command (``sandbox.timeout``); None: the sandbox's default
         self._sandbox: Sandbox | None = None
 
     @property
@@ -149,6 +150,7 @@ class SandboxedAgent:
             self._sandbox = open_for_agent(
                 self.workspace.root, self.backend, self.view,
                 llm_driven=self.impl.llm_driven, allow_unsafe_local=self.allow_unsafe_local,
+                limits=Limits(timeout=self.timeout) if self.timeout is not None else None,
             )
         return self._sandbox
 

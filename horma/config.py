@@ -103,10 +103,10 @@ class SandboxSettings(_Section):
     @field_validator("backend")
     @classmethod
     def _known_backend(cls, value: str) -> str:
-        from horma.sandbox import BACKENDS
+        from horma.sandbox import SANDBOXES
 
-        if value != "auto" and value not in BACKENDS:
-            raise ValueError(f"choose one of auto, {', '.join(BACKENDS)}")
+        if value != "auto" and value not in SANDBOXES:
+            raise ValueError(f"choose one of {SANDBOXES.choices()}")
         return value
 
 

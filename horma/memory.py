@@ -38,11 +38,11 @@ def _resolve_llm(llm: Any, settings: Settings) -> Any:
     return settings.llm_for("manager", llm)
 
 
-def _check_backend(sandbox: object) -> None:
-    from horma.sandbox import BACKENDS, SandboxError
+def _check_backend(sandbox: str | None) -> None:
+    from horma.sandbox import SANDBOXES
 
-    if sandbox is not None and sandbox != "auto" and sandbox not in BACKENDS:
-        raise SandboxError(f"unknown sandbox backend {sandbox!r}; choose one of {', '.join(BACKENDS)} or auto")
+    if sandbox is not None and sandbox != "auto":
+        SANDBOXES.check(sandbox)
 
 
 class Memory:

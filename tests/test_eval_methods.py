@@ -46,7 +46,7 @@ def built(name, tmp_path, **opts):
 
 
 def test_registry_names_every_builtin():
-    assert set(METHODS) == {"full", "truncation", "window", "bm25", "dense", "hybrid", "dense-notes", "horma"}
+    assert set(METHODS.names()) == {"full", "truncation", "window", "bm25", "dense", "hybrid", "dense-notes", "horma"}
 
 
 def test_full_keeps_everything_and_ignores_the_budget(tmp_path):

@@ -237,14 +237,14 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
             return 0
 
     assert isinstance(Counting(), ManagerPolicy)
-    MANAGER_POLICIES["counting"] = Counting
+    MANAGER_POLICIES.register("counting", Counting)
     try:
         with horma.Memory(tmp_path / "mem", manager="counting", sandbox="local") as mem:
             res = mem.record(SESSION_1, slug="boat")
             assert Counting.seen == [res.segment] and not mem.manager.sandbox_open
         assert not mem.workspace.note_files()
     finally:
-        del MANAGER_POLICIES["counting"]
+        MANAGER_POLICIES.unregister("counting")
     with pytest.raises(PolicyError, match="choose one of heuristic, llm$"):
         policy_class("manager", "counting")
 

@@ -79,7 +79,7 @@ def test_bad_values_name_the_key_and_where_they_were_set(monkeypatch: pytest.Mon
                                           r"than or equal to 1, got '0'$"):
         load_config()
     monkeypatch.delenv("HORMA_RECALL_BUDGET")
-    with pytest.raises(ConfigError, match=r"flag: sandbox\.backend: choose one of auto, docker, bwrap, local, "
+    with pytest.raises(ConfigError, match=r"flag: sandbox\.backend: choose one of docker, bwrap, local or auto, "
                                           r"got 'podman'$"):
         load_config(overrides={"sandbox.backend": "podman"})
     monkeypatch.setenv("HORMA_TRAJECTORIES_MAX_FILES", "null")

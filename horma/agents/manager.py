@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from horma.agents.policies import SandboxedAgent, policy_names
+from horma.agents.policies import ManagerPolicy, SandboxedAgent, policy_names
 from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.record_contract import Conflict, sort_batch
@@ -76,6 +76,7 @@ class Manager(SandboxedAgent):
     """
 
     role = "manager"
+    impl: ManagerPolicy
     view = View.WRITE
 
     def __init__(

@@ -10,20 +10,20 @@ differs between policies (whether an LLM drives them, whether they need a
 sandbox at all) is a class attribute of the policy, so no caller compares
 policy names.
 
-The registries map a name to a class, or to ``"module:Class"`` so a policy's
-module (and its dependencies) loads only when chosen, the way mini-swe-agent
-picks environments: one lookup, and an unknown name is one error that lists
-the choices. A user's own policy is one assignment away::
+The registries (:class:`horma.registry.Registry`) map a name to a class, or
+to ``"module:Class"`` so a policy's module (and its dependencies) loads only
+when chosen: one lookup, and an unknown name is one error that lists the
+choices. A user's own policy is one call away::
 
     from horma.agents.policies import MANAGER_POLICIES
-    MANAGER_POLICIES["mine"] = MyManagerPolicy    # then Memory(ws, manager="mine")
+    MANAGER_POLICIES.register("mine", MyManagerPolicy)    # then Memory(ws, manager="mine")
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
+from horma.registry import Registry
 from horma.sandbox import Limits, Sandbox, View, open_for_agent
 from horma.workspace import Unit, Workspace, WorkspaceError
 
@@ -68,43 +68,33 @@ class RetrieverPolicy(Protocol):
         ...
 
 
-# name -> class, or "module:Class" imported on first use
-MANAGER_POLICIES: dict[str, Any] = {
-    "heuristic": "horma.agents.heuristic_manager:HeuristicManagerPolicy",
-    "llm": "horma.agents.manager:LLMManagerPolicy",
-}
-RETRIEVER_POLICIES: dict[str, Any] = {
-    "heuristic": "horma.agents.retriever:NavigatorPolicy",
-    "llm": "horma.agents.retriever:LLMRetrieverPolicy",
-}
-_REGISTRIES = {"manager": MANAGER_POLICIES, "retriever": RETRIEVER_POLICIES}
+MANAGER_POLICIES: Registry[type[ManagerPolicy]] = Registry("manager policy", PolicyError)
+MANAGER_POLICIES.register("heuristic", "horma.agents.heuristic_manager:HeuristicManagerPolicy")
+MANAGER_POLICIES.register("llm", "horma.agents.manager:LLMManagerPolicy")
+RETRIEVER_POLICIES: Registry[type[RetrieverPolicy]] = Registry("retriever policy", PolicyError)
+RETRIEVER_POLICIES.register("heuristic", "horma.agents.retriever:NavigatorPolicy")
+RETRIEVER_POLICIES.register("llm", "horma.agents.retriever:LLMRetrieverPolicy")
+_REGISTRIES: dict[str, Registry[type[ManagerPolicy]] | Registry[type[RetrieverPolicy]]] = {
+    "manager": MANAGER_POLICIES, "retriever": RETRIEVER_POLICIES}
 
 
 def policy_names(role: str) -> tuple[str, ...]:
-    """The names a ``role`` (``manager`` or ``retriever``) may be given, sorted."""
-    return tuple(sorted(_REGISTRIES[role]))
+    """The names a ``role`` (``manager`` or ``retriever``) may be given, in registration order."""
+    return _REGISTRIES[role].names()
 
 
 def shared_policy_names() -> tuple[str, ...]:
     """Names valid for both roles: what ``--policy`` (one name for manager and retriever) accepts."""
-    return tuple(sorted(set(MANAGER_POLICIES) & set(RETRIEVER_POLICIES)))
+    return tuple(n for n in MANAGER_POLICIES.names() if n in RETRIEVER_POLICIES)
 
 
-def policy_class(role: str, name: str, label: str | None = None) -> type:
+def policy_class(role: str, name: str, label: str | None = None) -> type[ManagerPolicy] | type[RetrieverPolicy]:
     """The policy class registered as ``name`` for ``role``; PolicyError listing the choices if none.
 
     ``label`` words the error for the caller (the CLI says ``manager`` after
     ``--manager``; the library says ``manager policy``).
     """
-    registry = _REGISTRIES[role]
-    entry = registry.get(name) if isinstance(name, str) else None
-    if entry is None:
-        raise PolicyError(f"unknown {label or role + ' policy'} {name!r}; "
-                          f"choose one of {', '.join(policy_names(role))}")
-    if isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = registry[name] = getattr(importlib.import_module(module), attr)
-    return entry
+    return _REGISTRIES[role].get(name, label)
 
 
 def shared_policy_llm_driven(name: str) -> bool:

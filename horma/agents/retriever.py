@@ -19,7 +19,7 @@ import time as _time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from horma.agents.policies import SandboxedAgent, policy_names
+from horma.agents.policies import RetrieverPolicy, SandboxedAgent, policy_names
 from horma.context import Context
 from horma.llm.accounting import Cost, Meter
 from horma.resources import SANDBOX_BIN
@@ -121,6 +121,7 @@ class Retriever(SandboxedAgent):
     """
 
     role = "retriever"
+    impl: RetrieverPolicy
     view = View.READ
 
     def recall(self, query: str, budget: int = 1000, asked: str | None = None) -> Recall:

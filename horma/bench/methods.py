@@ -40,6 +40,7 @@ from typing import Any, ClassVar
 
 from horma.config import Settings, load_config
 from horma.core.text import TOKEN_PATTERN, count_tokens
+from horma.registry import Registry
 from horma.workspace import Unit
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule
@@ -151,21 +152,21 @@ class MemoryMethod:
         self.close()
 
 
-METHODS: dict[str, type[MemoryMethod]] = {}
+METHODS: Registry[type[MemoryMethod]] = Registry("method", MethodError, hint=" or give package.module:Class")
 
 
 def register_method(cls: type[MemoryMethod]) -> type[MemoryMethod]:
     """Class decorator: make ``cls`` available by its ``name``."""
     if not cls.name:
         raise MethodError(f"{cls.__name__}: a method needs a non-empty `name`")
-    METHODS[cls.name] = cls
+    METHODS.register(cls.name, cls)
     return cls
 
 
 def method_class(name: str) -> type[MemoryMethod]:
     """A registered method by name, or ``package.module:ClassName`` for a user's own."""
     if name in METHODS:
-        return METHODS[name]
+        return METHODS.get(name)
     if ":" in name:
         module, _, attr = name.partition(":")
         try:
@@ -175,7 +176,7 @@ def method_class(name: str) -> type[MemoryMethod]:
         if not (isinstance(cls, type) and issubclass(cls, MemoryMethod)):
             raise MethodError(f"method {name!r} is not a subclass of horma.bench.methods.MemoryMethod")
         return cls
-    raise MethodError(f"unknown method {name!r}; choose one of {', '.join(METHODS)} or give package.module:Class")
+    return METHODS.get(name)  # the error listing the methods
 
 
 def make_method(name: str, workdir: Path, options: MethodOptions | None = None) -> MemoryMethod:

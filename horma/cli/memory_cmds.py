@@ -40,6 +40,7 @@ from horma.config import Settings, load_config
 from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.resources import EXAMPLES
+from horma.sandbox import resolve_backend
 from horma.sources import Segment
 from horma.workspace import Workspace, WorkspaceError
 
@@ -63,20 +64,6 @@ def register(app: typer.Typer) -> None:
 
 
 # -- shared checks -------------------------------------------------------------
-def effective_backend(backend: str) -> str:
-    """The backend ``auto`` resolves to, or the named one if it can start here; else one error line."""
-    from horma.sandbox import BACKENDS, SandboxError, check_backends
-
-    if backend != "auto" and backend not in BACKENDS:
-        raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")
-    status = {s.name: s for s in check_backends()}
-    if backend == "auto":
-        return next((n for n in ("docker", "bwrap") if status[n].available), "local")
-    if not status[backend].available:
-        raise SandboxError(f"sandbox backend {backend} is not available: {status[backend].reason}")
-    return backend
-
-
 @dataclass
 class Setup:
     """What a command runs with: the settings (defaults < file < env < flags) resolved once, the backend
@@ -102,7 +89,7 @@ def setup(config: Path | None, backend: str | None, unsafe_local: bool, flags: d
     cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None,
                                **(flags or {})})
     trajectory_store.configure_from(cfg)
-    resolved = effective_backend(cfg.sandbox.backend)
+    resolved = resolve_backend(cfg.sandbox.backend)
     return Setup(cfg.override({"sandbox.backend": resolved}, source=cfg.sources["sandbox.backend"]))
 
 

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from horma.cli.common import console, plain, shown, user_errors
-from horma.sandbox import BACKENDS, Limits, View, check_backends, open_sandbox
+from horma.sandbox import SANDBOXES, Limits, View, check_backends, open_sandbox
 from horma.sandbox.shell import DEFAULT_TIMEOUT
 from horma.workspace import Workspace
 
@@ -52,7 +52,7 @@ def check(json_out: bool = typer.Option(False, "--json", help="Print the statuse
 def exec_(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     command: list[str] = typer.Argument(..., help="Bash command (after --); several words are joined with spaces."),
-    backend: str = typer.Option("auto", "--backend", "-b", help=f"One of {', '.join(BACKENDS)} or auto."),
+    backend: str = typer.Option("auto", "--backend", "-b", help=f"One of {SANDBOXES.choices()}."),
     write: bool = typer.Option(False, "--write", help="Use the manager's write view (notes writable, raw/ read-only)."),
     timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", "-t", min=0.1, help="Seconds before the command is killed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result (output, exit code, timing) as JSON."),

@@ -14,6 +14,7 @@ from horma.agents.manager import INGEST_LOG, Manager
 from horma.agents.policies import (
     MANAGER_POLICIES,
     ManagerPolicy,
+    Organized,
     PolicyError,
     policy_class,
     policy_names,
@@ -232,9 +233,9 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
         name, llm_driven, needs_sandbox = "counting", False, False
         seen: list[str] = []
 
-        def organize(self, manager, segment, units):
-            self.seen.append(segment)
-            return 0
+        def organize(self, agent, task):
+            self.seen.append(task.segment)
+            return Organized()
 
     assert isinstance(Counting(), ManagerPolicy)
     MANAGER_POLICIES.register("counting", Counting)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
 from horma.agents.policies import MANAGER_POLICIES, RETRIEVER_POLICIES, PolicyError
 from horma.bench.methods import METHODS, MethodError
 from horma.llm import PROVIDERS, LLMError, make_llm
+from horma.llm.scripted import ScriptedLLM
 from horma.registry import Registry
 from horma.sandbox import SANDBOXES, SandboxError
 
@@ -51,7 +53,7 @@ def test_an_entry_given_by_path_loads_only_when_chosen() -> None:
 
 
 def test_every_registry_speaks_the_callers_error_and_lists_its_names() -> None:
-    cases = [
+    cases: list[tuple[Registry[Any], type[Exception], str]] = [
         (MANAGER_POLICIES, PolicyError, "unknown manager policy 'x'; choose one of heuristic, llm$"),
         (RETRIEVER_POLICIES, PolicyError, "unknown retriever policy 'x'; choose one of heuristic, llm$"),
         (SANDBOXES, SandboxError, "unknown sandbox backend 'x'; choose one of docker, bwrap, local or auto$"),
@@ -66,11 +68,18 @@ def test_every_registry_speaks_the_callers_error_and_lists_its_names() -> None:
 def test_a_registered_provider_is_what_make_llm_builds(tmp_path) -> None:
     script = tmp_path / "replies.yaml"
     script.write_text("- hello\n")
-    assert make_llm(f"scripted:{script}", max_tokens=5).complete("", [{"role": "user", "content": "hi"}]).text == "hello"
-    built = []
-    PROVIDERS.register("echo", lambda model, **options: built.append((model, options["spec"])) or "an llm")
+    llm = make_llm(f"scripted:{script}", max_tokens=5)  # options every provider gets; a script ignores them
+    assert llm.complete("", [{"role": "user", "content": "hi"}]).text == "hello"
+    scripted = ScriptedLLM(["echoed"])
+    built: list[tuple[str, str]] = []
+
+    def echo(model: str, **options: Any) -> ScriptedLLM:
+        built.append((model, options["spec"]))
+        return scripted
+
+    PROVIDERS.register("echo", echo)
     try:
-        assert make_llm("echo:tiny") == "an llm" and built == [("tiny", "echo:tiny")]
+        assert make_llm("echo:tiny") is scripted and built == [("tiny", "echo:tiny")]
     finally:
         PROVIDERS.unregister("echo")
     with pytest.raises(LLMError, match="provider one of anthropic, openai, scripted, hf "):

@@ -10,6 +10,12 @@ differs between policies (whether an LLM drives them, whether they need a
 sandbox at all) is a class attribute of the policy, so no caller compares
 policy names.
 
+The seam runs one way: a policy gets the agent's settings (a
+:class:`SandboxedAgent`) and its task, and returns a typed result
+(:class:`Organized`, :class:`Retrieval`) that the Manager or the Retriever
+applies: it never writes the manager's ingest log nor sets fields of the
+retriever's ``Recall``, so this module imports neither of them.
+
 The registries (:class:`horma.registry.Registry`) map a name to a class, or
 to ``"module:Class"`` so a policy's module (and its dependencies) loads only
 when chosen: one lookup, and an unknown name is one error that lists the
@@ -21,19 +27,48 @@ choices. A user's own policy is one call away::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+import os
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from horma.context import Context
 from horma.registry import Registry
 from horma.sandbox import Limits, Sandbox, View, open_for_agent
 from horma.workspace import Unit, Workspace, WorkspaceError
 
-if TYPE_CHECKING:
-    from horma.agents.manager import Manager
-    from horma.agents.retriever import Recall, Retriever
-
 
 class PolicyError(WorkspaceError):
     """An unknown policy name, or a policy that cannot run with what it was given."""
+
+
+@dataclass(frozen=True)
+class OrganizeTask:
+    """One archived segment for a manager policy to organize, with the skill library its notes follow."""
+
+    segment: str  # workspace path of the segment's units file
+    units: list[Unit]
+    domain: str | None = None  # the skill domain (``policies.domain``)
+    skills_dir: str | os.PathLike[str] | None = None  # the library (``skills.dir``); None: the project's
+
+
+@dataclass
+class Organized:
+    """What a manager policy did: the Manager counts and logs it (the policy never writes the ingest log)."""
+
+    llm_calls: int = 0
+    # a run that ended before ``done`` (a limit, its format errors): status, faults, trajectory; logged "stopped"
+    stopped: dict[str, Any] | None = None
+
+
+@dataclass
+class Retrieval:
+    """How a retriever policy filled its context: the Retriever puts it on the Recall it returns."""
+
+    steps: int = 0
+    llm_calls: int = 0
+    trace: str | None = None  # workspace-relative trajectory path
+    stop: str = "done"  # done, or the limit or fault that ended the run
+    faults: dict[str, int] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -51,8 +86,8 @@ class ManagerPolicy(Protocol):
     llm_driven: ClassVar[bool]
     needs_sandbox: ClassVar[bool]
 
-    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> int:
-        """Reflect ``segment`` in ``notes/``, ``INDEX.md`` and the search index; returns the LLM calls made."""
+    def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
+        """Reflect the task's segment in ``notes/``, ``INDEX.md`` and the search index."""
         ...
 
 
@@ -63,8 +98,8 @@ class RetrieverPolicy(Protocol):
     name: ClassVar[str]
     llm_driven: ClassVar[bool]
 
-    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
-        """Select into ``context``; set its ``steps``, ``llm_calls`` and ``trace``."""
+    def retrieve(self, agent: SandboxedAgent, sandbox: Sandbox, context: Context) -> Retrieval:
+        """Select into ``context`` (its query, budget and date say what is asked); say how it went."""
         ...
 
 
@@ -168,7 +203,10 @@ __all__ = [
     "MANAGER_POLICIES",
     "RETRIEVER_POLICIES",
     "ManagerPolicy",
+    "OrganizeTask",
+    "Organized",
     "PolicyError",
+    "Retrieval",
     "RetrieverPolicy",
     "SandboxedAgent",
     "policy_class",

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-import horma
+from horma import resources
 from horma.cli import app
 from horma.config import KEYS, ConfigError, Settings, load_config, settings_table
+from horma.memory import Memory
 from horma.workspace import Unit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,7 +90,7 @@ def test_bad_values_name_the_key_and_where_they_were_set(monkeypatch: pytest.Mon
 
 def test_the_budget_variable_reaches_a_cli_recall_and_memory(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = home / "mem"
-    with horma.Memory(ws, sandbox="local", settings=Settings()) as mem:
+    with Memory(ws, sandbox="local", settings=Settings()) as mem:
         mem.record(UNITS, slug="walks")
         assert mem.recall("Where did Priya walk Miso?").budget == 1000
     args = ["recall", str(ws), "Where did Priya walk Miso?", "--backend", "local", "--json"]
@@ -101,21 +103,41 @@ def test_the_budget_variable_reaches_a_cli_recall_and_memory(home: Path, monkeyp
     assert got["budget"] == 60 and 0 < got["tokens"] <= 60
     got = json.loads(runner.invoke(app, [*args, "--budget", "80"]).output)  # the flag wins over the variable
     assert got["budget"] == 80
-    with horma.Memory(ws, sandbox="local") as mem:  # the library reads the same settings
+    with Memory(ws, sandbox="local") as mem:  # the library reads the same settings
         assert mem.settings.sources["recall.budget"] == "env HORMA_RECALL_BUDGET"
         assert mem.recall("Where did Priya walk Miso?").budget == 60
         assert mem.recall("Where did Priya walk Miso?", budget=70).budget == 70
 
 
+NO_TIMELINE = """
+- id: end_001
+  kind: endogenous
+  title: No Timeline
+  principle: Leave the dated timeline out.
+  when: always
+  round: 1
+  heuristic:
+    timeline: false
+"""
+
+
 def test_memory_hands_its_settings_to_the_manager_and_retriever(home: Path) -> None:
     skills = home / "skills"
-    settings = Settings().override({"sandbox.backend": "local", "sandbox.timeout": 3, "agent.max_steps": 5,
+    skills.mkdir()
+    shutil.copy(resources.SKILLS / "base.yaml", skills / "base.yaml")
+    (skills / "locomo.yaml").write_text(NO_TIMELINE)
+    with Memory(home / "default", sandbox="local", domain="locomo", settings=Settings()) as mem:
+        mem.record(UNITS[:3], slug="walks")
+        assert (mem.workspace.root / "notes" / "timeline.md").is_file()
+    settings = Settings().override({"sandbox.backend": "local", "sandbox.timeout": 0.5, "agent.max_steps": 5,
                                     "skills.dir": str(skills), "policies.domain": "locomo"})
-    with horma.Memory(home / "mem", settings=settings) as mem:
+    with Memory(home / "mem", settings=settings) as mem:
         assert mem.manager.skills_dir == skills and mem.manager.domain == "locomo"
         assert mem.manager.limits.max_steps == mem.retriever.limits.max_steps == 5
-        assert mem.retriever.sandbox.exec("echo hi").output.strip() == "hi"
-        assert mem.retriever.sandbox.limits.timeout == 3
+        slow = mem.retriever.sandbox.exec("sleep 5")  # sandbox.timeout: half a second, not the default 10
+        assert slow.timed_out and slow.elapsed_ms < 4000
+        mem.record(UNITS[:3], slug="walks")  # the library of skills.dir: its locomo skill turns the timeline off
+        assert not (mem.workspace.root / "notes" / "timeline.md").exists()
 
 
 def test_configuration_doc_is_the_model_table() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -15,7 +16,9 @@ from horma.agents.policies import (
     MANAGER_POLICIES,
     ManagerPolicy,
     Organized,
+    OrganizeTask,
     PolicyError,
+    SandboxedAgent,
     policy_class,
     policy_names,
     shared_policy_names,
@@ -230,10 +233,12 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
     assert policy_names("manager") == ("heuristic", "llm") and shared_policy_names() == ("heuristic", "llm")
 
     class Counting:  # a user's own policy: archive only, count the segments
-        name, llm_driven, needs_sandbox = "counting", False, False
-        seen: list[str] = []
+        name: ClassVar[str] = "counting"
+        llm_driven: ClassVar[bool] = False
+        needs_sandbox: ClassVar[bool] = False
+        seen: ClassVar[list[str]] = []
 
-        def organize(self, agent, task):
+        def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
             self.seen.append(task.segment)
             return Organized()
 

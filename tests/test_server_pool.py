@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from horma.config import Settings  # noqa: E402
+from horma.config import Settings
 from horma.history import NotesHistory  # noqa: E402
 from horma.history_packs import MAX_PACKS  # noqa: E402
 from horma.mcp_server import Options, UnitIn, Workspaces, do_recall, do_record  # noqa: E402

@@ -24,10 +24,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, field_validator
+
+if TYPE_CHECKING:
+    from horma.llm import LLM
 
 ENV_PREFIX = "HORMA_"
 CONFIG_ENV = "HORMA_CONFIG"
@@ -220,7 +223,7 @@ class Settings(BaseModel):
                 opts[k] = value
         return opts
 
-    def llm_for(self, role: str, spec: str | None = None) -> Any:
+    def llm_for(self, role: str, spec: str | None = None) -> LLM:
         """The LLM for a role, built from these settings (``spec`` overrides the role's model)."""
         from horma.llm import make_llm
 

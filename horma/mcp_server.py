@@ -352,6 +352,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
     # No lifespan closes the workspaces: the SDK enters a server's lifespan once per client session, so its
     # end closed every client's sandboxes. The caller closes ``spaces`` when the server stops.
     server = HormaMCP(spaces, host=host, port=port, log_level=log_level, max_request_body_size=max_body)
+    default_budget = spaces.options.settings.recall.budget  # a recall call that names no budget gets this
 
     async def call(workspace: str | None, job: Callable[[Served], T], *, create: bool = False) -> T:
         """Run ``job`` on the named workspace in a worker thread, one call per workspace at a time."""
@@ -390,7 +391,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
                  structured_output=True)
     async def recall(
         query: Annotated[str, Field(min_length=1, description="What to remember, as a question or keywords.")],
-        budget: Annotated[int, Field(ge=1, le=100_000, description="Context budget in tokens.")] = 1000,
+        budget: Annotated[int, Field(ge=1, le=100_000, description="Context budget in tokens.")] = default_budget,
         workspace: WorkspaceArg = None,
         asked: Annotated[str | None, Field(description="When the question is asked (YYYY-MM-DD; default today): "
                                                        "'10 days ago', 'last Saturday' count from it.")] = None,

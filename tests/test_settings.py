@@ -155,3 +155,22 @@ def test_config_keys_lists_every_setting_with_its_variable() -> None:
     key = next(r for r in rows if r["key"] == "providers.openai.api_key")
     assert key["env"] == ["HORMA_PROVIDERS_OPENAI_API_KEY", "OPENAI_API_KEY"]
     assert runner.invoke(app, ["config", "keys", "--markdown"]).output == settings_table()
+
+
+def test_the_mcp_server_builds_from_the_settings(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    import anyio
+
+    from horma.mcp_server import Options, Workspaces, build_server
+
+    for name, value in (("HORMA_RECALL_BUDGET", "60"), ("HORMA_MCP_MAX_OPEN", "3"), ("HORMA_MCP_IDLE_CLOSE", "0"),
+                        ("HORMA_SANDBOX_BACKEND", "local")):
+        monkeypatch.setenv(name, value)
+    spaces = Workspaces(Options(load_config()), workspace=home / "mem")
+    try:
+        assert (spaces.pool.limits.max_open, spaces.pool.limits.idle_close) == (3, None)
+        tools = {t.name: t for t in anyio.run(build_server(spaces).list_tools)}
+        assert tools["recall"].inputSchema["properties"]["budget"]["default"] == 60  # a call naming no budget
+        assert spaces.get(None).memory.settings.sandbox.backend == "local"
+    finally:
+        spaces.close()

@@ -109,7 +109,7 @@ class SandboxSettings(_Section):
         from horma.sandbox import SANDBOXES
 
         if value != "auto" and value not in SANDBOXES:
-            raise ValueError(f"choose one of {SANDBOXES.choices()}")
+            raise ValueError(f"unknown sandbox backend; choose one of {SANDBOXES.choices()}")
         return value
 
 

@@ -134,7 +134,7 @@ def test_ingest_refuses_bad_policies_before_writing(tmp_path):
         "anthropic: no API key")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "smart", "--backend", "local"], "unknown manager 'smart'")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--backend", "podman"],
-        "sandbox.backend: choose one of docker, bwrap, local or auto, got 'podman'")
+        "sandbox.backend: unknown sandbox backend; choose one of docker, bwrap, local or auto, got 'podman'")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--llm", "nope:model", "--manager", "llm", "--backend", "local",
          "--unsafe-local"], "bad model spec 'nope:model'")
     assert not ws.exists()

@@ -81,8 +81,8 @@ def test_bad_values_name_the_key_and_where_they_were_set(monkeypatch: pytest.Mon
                                           r"than or equal to 1, got '0'$"):
         load_config()
     monkeypatch.delenv("HORMA_RECALL_BUDGET")
-    with pytest.raises(ConfigError, match=r"flag: sandbox\.backend: choose one of docker, bwrap, local or auto, "
-                                          r"got 'podman'$"):
+    with pytest.raises(ConfigError, match=r"flag: sandbox\.backend: unknown sandbox backend; choose one of docker, "
+                                          r"bwrap, local or auto, got 'podman'$"):
         load_config(overrides={"sandbox.backend": "podman"})
     monkeypatch.setenv("HORMA_TRAJECTORIES_MAX_FILES", "null")
     assert load_config().trajectories.max_files is None
@@ -174,3 +174,15 @@ def test_the_mcp_server_builds_from_the_settings(home: Path, monkeypatch: pytest
         assert spaces.get(None).memory.settings.sandbox.backend == "local"
     finally:
         spaces.close()
+
+
+def test_sandbox_exec_takes_its_backend_and_timeout_from_the_settings(home: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    Memory(home / "mem", settings=Settings()).close()  # an empty workspace
+    monkeypatch.setenv("HORMA_SANDBOX_BACKEND", "local")
+    monkeypatch.setenv("HORMA_SANDBOX_TIMEOUT", "0.5")
+    res = runner.invoke(app, ["sandbox", "exec", str(home / "mem"), "--json", "--", "sleep 5"])
+    got = json.loads(res.output)
+    assert res.exit_code == 124 and got["backend"] == "local" and got["timed_out"] and got["elapsed_ms"] < 4000
+    res = runner.invoke(app, ["sandbox", "exec", str(home / "mem"), "--timeout", "8", "--json", "--", "sleep 1"])
+    assert res.exit_code == 0 and not json.loads(res.output)["timed_out"]  # the flag wins over the variable

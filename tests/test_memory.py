@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -14,12 +15,17 @@ from horma.agents.manager import INGEST_LOG, Manager
 from horma.agents.policies import (
     MANAGER_POLICIES,
     ManagerPolicy,
+    Organized,
+    OrganizeTask,
     PolicyError,
+    SandboxedAgent,
     policy_class,
     policy_names,
     shared_policy_names,
 )
 from horma.agents.retriever import resolve_in_sandbox
+from horma.config import Settings
+from horma.llm import LLMError
 from horma.memory import as_unit
 from horma.resources import EXAMPLES, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, open_sandbox
@@ -209,11 +215,14 @@ def test_llm_policies_refuse_the_local_sandbox_without_the_unsafe_flag(tmp_path)
     assert raw_ids(ws) == []
 
 
-def test_unknown_policy_and_missing_llm_are_clear(tmp_path):
+def test_unknown_policy_and_missing_llm_are_clear(tmp_path, monkeypatch):
     with pytest.raises(WorkspaceError, match="unknown manager policy 'smart'"):
         horma.Memory(tmp_path / "a", manager="smart")
-    with pytest.raises(WorkspaceError, match="needs an LLM"):
-        horma.Memory(tmp_path / "b", retriever="llm")
+    # an LLM policy without llm= gets the settings' model for its role; without a key that is one clear error
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(LLMError, match="anthropic: no API key"):
+        horma.Memory(tmp_path / "b", retriever="llm", settings=Settings())
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
 def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_ones(tmp_path):
@@ -224,22 +233,24 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
     assert policy_names("manager") == ("heuristic", "llm") and shared_policy_names() == ("heuristic", "llm")
 
     class Counting:  # a user's own policy: archive only, count the segments
-        name, llm_driven, needs_sandbox = "counting", False, False
-        seen: list[str] = []
+        name: ClassVar[str] = "counting"
+        llm_driven: ClassVar[bool] = False
+        needs_sandbox: ClassVar[bool] = False
+        seen: ClassVar[list[str]] = []
 
-        def organize(self, manager, segment, units):
-            self.seen.append(segment)
-            return 0
+        def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
+            self.seen.append(task.segment)
+            return Organized()
 
     assert isinstance(Counting(), ManagerPolicy)
-    MANAGER_POLICIES["counting"] = Counting
+    MANAGER_POLICIES.register("counting", Counting)
     try:
         with horma.Memory(tmp_path / "mem", manager="counting", sandbox="local") as mem:
             res = mem.record(SESSION_1, slug="boat")
             assert Counting.seen == [res.segment] and not mem.manager.sandbox_open
         assert not mem.workspace.note_files()
     finally:
-        del MANAGER_POLICIES["counting"]
+        MANAGER_POLICIES.unregister("counting")
     with pytest.raises(PolicyError, match="choose one of heuristic, llm$"):
         policy_class("manager", "counting")
 

@@ -48,7 +48,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities: public here too)
     GIST_WORDS,
@@ -61,6 +61,7 @@ from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities: pu
     snippet,
     speaker_name,
 )
+from horma.agents.policies import Organized, OrganizeTask, SandboxedAgent
 from horma.context import human_time
 from horma.core.notes import citations, format_citation
 from horma.workspace import (
@@ -77,9 +78,6 @@ from horma.workspace import (
     parse_raw_line,
     slugify,
 )
-
-if TYPE_CHECKING:
-    from horma.agents.manager import Manager
 
 DEFAULT_OPTIONS: dict[str, bool | int] = {
     "entity_notes": True,
@@ -851,22 +849,27 @@ class HeuristicManagerPolicy:
 
     def __init__(self) -> None:
         self.book: NoteBook | None = None
+        self.options: dict[str, bool | int] | None = None  # the skill library's, read at the first segment
 
-    def organize(self, manager: "Manager", segment: str, units: list[Unit]) -> int:
+    def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
         from horma.agents.trajectory import Trajectory
+        from horma.skills import heuristic_options
 
-        if self.book is None or self.book.ws is not manager.workspace:
-            self.book = NoteBook(manager.workspace)
-        traj = Trajectory(manager.workspace.trajectories, "manager", segment.split("/")[-2], segment=segment,
+        segment, units = task.segment, task.units
+        if self.book is None or self.book.ws is not agent.workspace:
+            self.book = NoteBook(agent.workspace)
+        if self.options is None:
+            self.options = heuristic_options(task.domain, root=task.skills_dir)
+        traj = Trajectory(agent.workspace.trajectories, "manager", segment.split("/")[-2], segment=segment,
                           policy=self.name, writer="host", units=len(units))
         try:
-            summary = organize(self.book, segment, units, manager.heuristic_options(), traj)
+            summary = organize(self.book, segment, units, self.options, traj)
         except BaseException:
             traj.end("error")
             raise
         traj.step("done", {}, json.dumps(summary, ensure_ascii=False))
         traj.end("done")
-        return 0
+        return Organized()
 
 
 __all__ = [

@@ -10,6 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from horma.cli.common import console, err_console, fail, user_errors
+from horma.config import ConfigError, load_config
 
 train_app = typer.Typer(help="Train the retriever: export navigator episodes, SFT warm start, GRPO on J(C, E).",
                         no_args_is_help=True)
@@ -30,7 +31,7 @@ def _errors():
     from horma.llm import LLMError
     from horma.train.trajectories import TrajectoryError
 
-    return user_errors(DatasetError, LLMError, TrajectoryError, ImportError)
+    return user_errors(DatasetError, LLMError, TrajectoryError, ImportError, ConfigError)
 
 
 def _need_extra() -> None:
@@ -47,9 +48,11 @@ def export_cmd(
     out: Path = typer.Option(..., "--out", help="Folder for sft.jsonl, grpo.jsonl and workspaces/."),
     split: str = typer.Option("dev", "--split", help="dev (first 7 conversations), test or all."),
     limit: int = typer.Option(0, "--limit", help="Only the first N questions (0: all)."),
-    budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
+    budget: int | None = typer.Option(None, "--budget", help="Context budget in tokens (default: recall.budget, "
+                                                             "1000)."),
     categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo categories to ask."),
-    backend: str = typer.Option("auto", "--backend", help="Sandbox for the navigator: auto, docker, bwrap, local."),
+    backend: str | None = typer.Option(None, "--backend", help="Sandbox for the navigator: auto, docker, bwrap, "
+                                                               "local (default: sandbox.backend, auto)."),
     trajectories: list[Path] = typer.Option(
         [], "--trajectories",
         help="Also export these retriever trajectories (files, or folders such as WS/.horma/trajectories; "
@@ -70,8 +73,8 @@ def export_cmd(
     from horma.train.export import export
     from horma.train.trajectories import trajectory_files
 
-    if budget <= 0:
-        fail("--budget must be positive")
+    with _errors():
+        settings = load_config(overrides={"recall.budget": budget, "sandbox.backend": backend})
     try:
         cats = frozenset(int(c) for c in categories.split(",") if c.strip())
     except ValueError:
@@ -85,8 +88,9 @@ def export_cmd(
         def tick(what: str, done: int, total: int) -> None:
             progress.update(bar, description=what, completed=done, total=total)
 
-        summary = export(data, out, split=split, limit=limit or None, budget=budget, categories=cats,
-                         backend=backend, trajectories=trajectories, on_progress=tick)
+        summary = export(data, out, split=split, limit=limit or None, budget=settings.recall.budget,
+                         categories=cats, backend=settings.sandbox.backend, trajectories=trajectories,
+                         on_progress=tick)
     if as_json:
         typer.echo(json.dumps(summary.as_dict()))
         return

@@ -149,14 +149,14 @@ def test_manager_writes_linked_notes_and_index(ws):
     # a person's page: one line per session citing all their lines in it, the segment's path once
     ada = ws.read_note("notes/people/ada/2023-05.md")
     ada_lines = [x for x in ada.body.splitlines() if x.startswith("- 2023-05-08")]
-    assert ada_lines == [f"- 2023-05-08 ({seg}:1,3,5) D1:1 D1:3 D1:5 Ada"]
+    assert ada_lines == [f"- 2023-05-08 ({seg}:1,3,5) Ada"]
     assert ada.sources[0] == {"path": seg, "units": ["D1:1", "D1:3", "D1:5"]}
     pixel = ws.read_note("notes/entities/pixel.md")
     assert [ws.rel(ws.resolve(link)) for link in pixel.links] == ["notes/entities/pixel/2023-05.md",
                                                                   "notes/entities/pixel/2023-07.md"]
     may = ws.read_note("notes/entities/pixel/2023-05.md")
     assert may.sources == [{"path": seg, "units": ["D1:1"]}]
-    assert f"- 2023-05-08 ({seg}:1) D1:1 Ada\n" in may.body  # a pointer to the line: its words stay in raw/
+    assert f"- 2023-05-08 ({seg}:1) Ada\n" in may.body  # a pointer to the line: its words stay in raw/
     assert "adopted" not in may.body
     clara = ws.read_note("notes/entities/clara/2023-06.md")
     assert clara.sources[0]["units"] == ["D2:3"]
@@ -165,7 +165,7 @@ def test_manager_writes_linked_notes_and_index(ws):
     assert not (ws.root / "notes/entities/lisbon.md").exists() and "names mentioned: Pixel, Lisbon" in s1.body
     once = [json.loads(x) for x in (ws.meta / "names-once.jsonl").read_text().splitlines()]
     assert {"name": "Lisbon", "month": "2023-05", "seg": seg, "uid": "D1:3", "uids": ["D1:3"], "day": "2023-05-08",
-            "line": f"- 2023-05-08 ({seg}:3) D1:3 Ada"} in once
+            "line": f"- 2023-05-08 ({seg}:3) Ada"} in once
     # every id a note cites exists, and its raw line is where the note says
     for rel in notes:
         note = ws.read_note(rel)
@@ -230,7 +230,7 @@ def test_a_name_gets_its_note_when_a_second_session_names_it(tmp_path):
         manage(ws, seg_b, second)
     note = ws.read_note("notes/entities/nadia.md")
     assert [ln for ln in note.body.splitlines() if ln.startswith("- ")] == [
-        f"- 2023-03-01 ({seg_a}:1,3) A:1 A:3 Ada", f"- 2023-04-02 ({seg_b}:1) B:1 Bo"]
+        f"- 2023-03-01 ({seg_a}:1,3) Ada", f"- 2023-04-02 ({seg_b}:1) Bo"]
     assert note.sources == [{"path": seg_a, "units": ["A:1", "A:3"]}, {"path": seg_b, "units": ["B:1"]}]
 
 

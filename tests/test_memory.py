@@ -415,18 +415,18 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path, monkeypat
                    slug="sails")
         text = page.read_text()
         assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
-        assert text.index("by hand") < text.index("T3:1 ") and text.count("T1:1 ") == 1
+        assert text.index("by hand") < text.index("__sails/units.log:1)") and text.count("__boat/units.log:") == 1
         assert "3 mention(s)" in text  # counted from the page it re-read: 2 + 1 new
         assert summary.read_text() == summary_before  # no month was added: the summary is not rewritten
         inline = porto.read_text()  # the second mention: one file listing both
-        assert inline.index("T1:3 ") < inline.index("T3:1 ") and "2 mention(s)" in inline
+        assert inline.index("__boat/units.log:3)") < inline.index("__sails/units.log:1)") and "2 mention(s)" in inline
         porto.write_text(inline + "- Porto: the user's own note\n")
         mem.record(units(4, "2024-01-25 10:00", [("Ben", "Porto has a new ferry to Vigo.")]), slug="ferry")
     # the third mention: pages, and the line the user added stays with the mentions around it
     page = (ws_root / "notes/entities/porto/2024-01.md").read_text()
-    assert page.index("T1:3 ") < page.index("the user's own note") < page.index("T4:1 ") and "3 mention(s)" in page
+    assert page.index("__boat/units.log:3)") < page.index("the user's own note") < page.index("__ferry/units.log:1)") and "3 mention(s)" in page
     vigo = (ws_root / "notes/entities/vigo.md").read_text()  # its second mention, a month before the first
-    assert "T2:2 " in vigo and "T4:1 " in vigo and not (ws_root / "notes/entities/vigo").exists()  # one file
+    assert "__trip/units.log:2)" in vigo and "__ferry/units.log:1)" in vigo and not (ws_root / "notes/entities/vigo").exists()  # one file
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):

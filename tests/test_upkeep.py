@@ -126,7 +126,7 @@ def test_an_assistant_chat_names_the_user_and_the_assistant(tmp_path):
     people = sorted(p.name for p in (ws / "notes" / "people").glob("*.md"))
     assert people == ["priya.md", "the-assistant.md", "the-user.md"]
     user = Workspace.open(ws).read_note("notes/people/the-user.md")
-    assert user.title == "the user" and "(raw/2024-03-02T09-15__chat/units.log:1) s1:1 user" in user.body
+    assert user.title == "the user" and "(raw/2024-03-02T09-15__chat/units.log:1) user" in user.body
     session = Workspace.open(ws).read_note("notes/sessions/2024-03-02T09-15__chat.md")
     assert session.title.endswith(": the user, the assistant, Priya") and "participants: the user, the assistant" \
         in session.body

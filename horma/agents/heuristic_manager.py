@@ -26,7 +26,7 @@ What it writes for each new raw segment:
   ``session_gists`` or ``verbatim_quotes``;
 - ``notes/people/<speaker>.md`` (``the-user.md`` for a ``user`` label: :mod:`horma.agents.speakers`)
   and ``notes/entities/<name>.md``: the raw lines that mention the person or named thing, one pointer
-  line per session ``date (raw/<seg>/units.log:N,M) ids speakers`` (the words stay in raw/); in the note itself while
+  line per session ``date (raw/<seg>/units.log:N,M) speakers`` (the words stay in raw/); in the note itself while
   it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``).
   A name gets its note when a second session names it (``.horma/names-once.jsonl``
   keeps the first session's mentions until then: within one session the session note's names suffice);
@@ -592,9 +592,10 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
     """Add the segment's lines to people/entity/topic notes; the rendered changed notes by path.
 
     A note gets one line per segment and month, citing all its raw lines there at once
-    (``- <day> (raw/<seg>/units.log:3,11,13) speakers``): a pointer, not a copy, and the segment's
-    path is written once, not once per mention, so the notes stay smaller than the raw text they
-    point into. ``quote_mentions`` (a skill) lists each mention with its words instead.
+    (``- <day> (raw/<seg>/units.log:3,11,13) speakers``): a pointer, not a copy (the unit ids are in
+    the front matter's sources and at the start of each raw line), and the segment's path is written
+    once, not once per mention, so the notes stay smaller than the raw text they point into.
+    ``quote_mentions`` (a skill) lists each mention with its words instead.
     """
     seg = facts.segment
     quote = bool(opts["quote_mentions"])
@@ -630,14 +631,13 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
                 groups.setdefault((note.path, t.month), [note, t.day, []])[2].append(t)
     for name, turns in first_session.items():
         t0 = turns[0]
-        line = (f"- {t0.day} {format_citation(seg, *(t.lineno for t in turns))} {' '.join(t.unit.id for t in turns)} "
+        line = (f"- {t0.day} {format_citation(seg, *(t.lineno for t in turns))} "
                 + ", ".join(dict.fromkeys(t.unit.actor for t in turns)))
         book.mentioned_once(name, {"month": t0.month, "seg": seg, "line": line, "uid": t0.unit.id,
                                    "uids": [t.unit.id for t in turns], "day": t0.day})
     for (_, month), (note, day, turns) in groups.items():
         actors = ", ".join(dict.fromkeys(t.unit.actor for t in turns))
-        ids = " ".join(t.unit.id for t in turns)
-        line = f"- {day} {format_citation(seg, *(t.lineno for t in turns))} {ids} {actors}"
+        line = f"- {day} {format_citation(seg, *(t.lineno for t in turns))} {actors}"
         note.add(book.page(note, month), month, seg, line, [t.unit.id for t in turns], day)
     files: dict[str, str] = {}
     for note in touched.values():
@@ -725,8 +725,8 @@ def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) 
         "- `notes/sessions/`: per segment: date, participants, key phrases, the turns whose relative dates "
         "it resolves.\n"
         f"{folders}\n"
-        "- people/entities/topics notes: one line per session naming them, `date (raw file:line,line,...) unit ids "
-        "speakers`; past 8 mentions a summary and one page per month.\n\n"
+        "- people/entities/topics notes: one line per session naming them, `date (raw file:line,line,...) speakers` "
+        "(unit ids in the front matter); past 8 mentions a summary and one page per month.\n\n"
         "Search: `hsearch WORDS` ranks raw lines (then notes) by relevance; `grep -rn WORD raw notes` for exact words.\n"
     )
 

@@ -132,7 +132,8 @@ def mcp(
     from horma.cli.run_setup import check_policy, setup
     from horma.config import ConfigError
     from horma.llm import LLMError
-    from horma.mcp_server import Options, Workspaces, build_server
+    from horma.mcp_server import build_server
+    from horma.mcp_workspaces import Options, Workspaces
 
     if (workspace is None) == (root is None):
         fail("name one workspace folder, or serve a folder of workspaces with --root DIR")

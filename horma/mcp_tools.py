@@ -46,7 +46,7 @@ Newlines = Literal["refuse", "fold"]
 
 
 class Served(Protocol):
-    """What a job needs of a served workspace (``horma.mcp_server.Served`` is one); declared here so
+    """What a job needs of a served workspace (``horma.mcp_workspaces.Served`` is one); declared here so
     the jobs never import the server that calls them."""
 
     name: str

@@ -5,7 +5,8 @@ import random
 import horma.context
 from horma.context import Context, human_time
 from horma.core.text import count_tokens
-from horma.workspace import Note, Unit, Workspace
+from horma.note import Note
+from horma.workspace import Unit, Workspace
 
 
 def _ws(tmp_path):

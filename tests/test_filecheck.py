@@ -10,7 +10,8 @@ from horma.bench.locomo import DatasetError, load_locomo
 from horma.config import Settings
 from horma.context import Context
 from horma.filecheck import file_problem
-from horma.mcp_server import Options, Workspaces, do_tree
+from horma.mcp_navigation import do_tree
+from horma.mcp_workspaces import Options, Workspaces
 from horma.paths import PathRefused
 from horma.workspace import Workspace
 from tests.wsstate import assert_one_error_line, cli, tree_state

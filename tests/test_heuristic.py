@@ -23,10 +23,12 @@ from horma.bench.flat import FlatIndex, fill, render_turn, rrf
 from horma.context import Context
 from horma.core import text as ht
 from horma.core.text import count_tokens
+from horma.file_writes import file_sig
 from horma.index import open_index
+from horma.note import Note, parse_note
 from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import View, check_backends, open_sandbox
-from horma.workspace import Note, Unit, Workspace, file_sig, parse_note, parse_raw_line
+from horma.workspace import Unit, Workspace, parse_raw_line
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,8 +17,9 @@ from horma.agents.trajectory import read_trajectory
 from horma.context import Context
 from horma.llm import ToolSpec, make_llm
 from horma.llm.scripted import ScriptedLLM
+from horma.note import Note
 from horma.sandbox import SandboxError, View, open_sandbox
-from horma.workspace import Note, Unit, Workspace
+from horma.workspace import Unit, Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 

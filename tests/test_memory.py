@@ -260,7 +260,7 @@ from loopback import LoopbackServer, call, say  # noqa: E402  (tests/ is on sys.
 
 from horma.agents.primary import answer  # noqa: E402
 from horma.llm import make_llm  # noqa: E402
-from horma.workspace import parse_note  # noqa: E402
+from horma.note import parse_note  # noqa: E402
 
 NOTE = """mkdir -p notes/people && cat > notes/people/ana.md <<'EOF'
 ---

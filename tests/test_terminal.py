@@ -11,7 +11,8 @@ import horma
 from horma.bench.alfworld import INSTALL_HINT
 from horma.bench.methods import EMBED_HINT
 from horma.cli.common import fail, plain, shown
-from horma.workspace import Unit, atomic_write
+from horma.file_writes import atomic_write
+from horma.workspace import Unit
 from tests.wsstate import cli
 
 EVIL = "\x1b]0;owned\x07\x1b[2J\x1b[31mred\u202eevil\x9b1m"  # OSC title, clear screen, colour, bidi, C1 CSI

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 from horma.bench.methods import MethodOptions
 from horma.bench.metrics import mean, percentile
-from horma.workspace import atomic_write
+from horma.file_writes import atomic_write
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"

@@ -16,16 +16,19 @@ from typer._click import exceptions as cli_errors  # typer >= 0.29 vendors click
 from horma import __version__
 from horma.cli import (
     config_cmds,
+    demo_cmds,
     eval_cmds,
     forget_cmds,
     history_cmds,
     import_cmds,
     index_cmds,
+    ingest_cmds,
     mcp_cmds,
-    memory_cmds,
     model_cmds,
+    recall_cmds,
     sandbox_cmds,
     skills_cmds,
+    trace_cmds,
     train_cmds,
     upkeep_cmds,
     workspace_cmds,
@@ -67,8 +70,9 @@ def _root(
     """horma: give a long-horizon agent a working memory it can see and navigate."""
 
 
-for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, import_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds, upkeep_cmds):
+for _module in (workspace_cmds, index_cmds, sandbox_cmds, ingest_cmds, recall_cmds, demo_cmds, trace_cmds, import_cmds,
+                eval_cmds, skills_cmds, config_cmds, history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds,
+                upkeep_cmds):
     _module.register(app)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from horma.cli.common import console, plural, shown
-from horma.cli.memory_cmds import IngestTotals, check_policy, ingest_segments, setup
+from horma.cli.ingest_cmds import IngestTotals, ingest_segments
 from horma.cli.options import (
     BACKEND_OPT,
     CONFIG_OPT,
@@ -24,6 +24,7 @@ from horma.cli.options import (
     input_errors,
     progress_bar,
 )
+from horma.cli.run_setup import check_policy, setup
 from horma.importers import Import, importer, importer_names
 from horma.memory import Memory
 

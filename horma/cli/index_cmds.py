@@ -33,7 +33,7 @@ def index(
 
     Example: [bold]horma index ./ws/conv-26 --rebuild[/]
     """
-    from horma.core.index import DB_NAME
+    from horma.core.index_schema import DB_NAME
     from horma.index import index_folder
     from horma.index import rebuild as sync
     from horma.workspace import Workspace

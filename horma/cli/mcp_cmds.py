@@ -129,10 +129,11 @@ def mcp(
         import mcp as _  # noqa: F401  (the SDK is an optional extra)
     except ImportError:
         fail(MISSING_MCP)
-    from horma.cli.memory_cmds import check_policy, setup
+    from horma.cli.run_setup import check_policy, setup
     from horma.config import ConfigError
     from horma.llm import LLMError
-    from horma.mcp_server import Options, Workspaces, build_server
+    from horma.mcp_server import build_server
+    from horma.mcp_workspaces import Options, Workspaces
 
     if (workspace is None) == (root is None):
         fail("name one workspace folder, or serve a folder of workspaces with --root DIR")

@@ -15,8 +15,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from horma.cli.common import console, err_console, plural, shown
-from horma.cli.memory_cmds import check_policy, setup
 from horma.cli.options import BACKEND_OPT, CONFIG_OPT, JSON_OPT, LLM_OPT, MANAGER_OPT, UNSAFE_OPT, input_errors
+from horma.cli.run_setup import check_policy, setup
 from horma.memory import Memory
 from horma.workspace import Unit, Workspace
 

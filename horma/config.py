@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from horma.errors import HormaError
+
 DEFAULTS_FILE = Path(__file__).parent / "_data" / "config_defaults.yaml"
 SECRET_SUFFIXES = ("api_key", "_token", "secret", "password")
 PROVIDER_ENV = {
@@ -31,8 +33,11 @@ LLM_OPTIONS = ("max_tokens", "temperature", "timeout", "max_retries", "retry_bas
                "retry_max_delay", "tool_protocol")
 
 
-class ConfigError(Exception):
+class ConfigError(HormaError):
     """A config file or setting is wrong; worded for the user."""
+
+    code = "config"
+    exit_code = 5
 
 
 def user_config_path() -> Path:

@@ -41,6 +41,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from horma import __version__, paths
+from horma.errors import HormaError
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
 from horma.mcp_resources import WorkspaceResources
 from horma.mcp_tools import (
@@ -58,7 +59,7 @@ from horma.mcp_tools import (
     search_command,
 )
 from horma.memory import Memory
-from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
+from horma.sandbox import Sandbox, View, open_for_agent
 from horma.sandbox.views import index_dir
 from horma.server_pool import PoolLimits, Upkeep, WorkspacePool, compact_in_child, compaction_due
 from horma.vectors import format_near, nearest
@@ -368,7 +369,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
 
         try:
             return await anyio.to_thread.run_sync(work)
-        except (WorkspaceError, SandboxError, ValueError) as exc:
+        except (HormaError, ValueError) as exc:
             raise coded(exc) from None
 
     @server.tool(annotations=ToolAnnotations(title="Record units", readOnlyHint=False, destructiveHint=False,

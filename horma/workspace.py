@@ -34,6 +34,7 @@ from filelock import FileLock, Timeout
 
 from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE  # noqa: F401
 from horma.core.text import SEP, format_unit, parse_unit  # noqa: F401
+from horma.errors import HormaError
 from horma.filecheck import file_problem
 from horma.modes import readable_writes
 
@@ -45,8 +46,11 @@ DEFAULT_INDEX = """# INDEX
 """
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(HormaError):
     """A problem with a workspace or its files, worded for the user."""
+
+    code = "workspace"
+    exit_code = 4
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from horma.errors import BadArgument
 from horma.sandbox import Sandbox, View, open_for_agent
 from horma.workspace import Unit, Workspace, WorkspaceError
 
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 
 class PolicyError(WorkspaceError):
     """An unknown policy name, or a policy that cannot run with what it was given."""
+
+    code = BadArgument.code
+    exit_code = BadArgument.exit_code
 
 
 @runtime_checkable

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from horma.bench.methods import make_method
 from horma.core.text import count_tokens
+from horma.errors import BadArgument, MissingExtra
 from horma.workspace import Unit, slugify
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ INSTALL_HINT = "ALFWorld needs the alfworld extra: pip install -e '.[alfworld]'"
 _ACTION = re.compile(r"ACTION:\s*(.+)", re.I)
 
 
-class AlfworldError(RuntimeError):
+class AlfworldError(BadArgument, RuntimeError):
     """ALFWorld cannot run here or a game folder is unusable; worded for the user."""
 
 
@@ -100,7 +101,7 @@ def _alfworld_data() -> Path:
     try:
         import alfworld
     except ImportError:
-        raise AlfworldError(INSTALL_HINT) from None
+        raise MissingExtra(INSTALL_HINT) from None
     return Path(alfworld.__file__).parent / "data"
 
 
@@ -140,7 +141,7 @@ class Episode:
             from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
             from textworld.envs import PddlEnv
         except ImportError:
-            raise AlfworldError(INSTALL_HINT) from None
+            raise MissingExtra(INSTALL_HINT) from None
         infos = textworld.EnvInfos(admissible_commands=True, won=True, policy_commands=expert)
         self.env = AlfredDemangler(PddlEnv(infos))
         self.env.load(game_data(game))
@@ -282,4 +283,4 @@ def check_installed() -> None:
         import fast_downward  # noqa: F401
         import textworld  # noqa: F401
     except ImportError:
-        raise AlfworldError(INSTALL_HINT) from None
+        raise MissingExtra(INSTALL_HINT) from None

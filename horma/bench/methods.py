@@ -39,13 +39,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from horma.core.text import TOKEN_PATTERN, count_tokens
+from horma.errors import BadArgument
 from horma.workspace import Unit
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule
 
 
 
-class MethodError(ValueError):
+class MethodError(BadArgument, ValueError):
     """A method cannot be built or used as asked; worded for the user."""
 
 

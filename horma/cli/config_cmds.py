@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 import yaml
 
-from horma.cli.common import console, shown, user_errors
-from horma.config import ConfigError, is_secret, load_config, mask
+from horma.cli.common import console, shown
+from horma.config import is_secret, load_config, mask
 
 config_app = typer.Typer(help="Inspect horma's configuration.", no_args_is_help=True)
 
@@ -28,8 +28,7 @@ def show(
 
     Example: [bold]horma config show --sources[/]
     """
-    with user_errors(ConfigError):
-        cfg = load_config(config)
+    cfg = load_config(config)
     if json_out:
         data = cfg.nested()
         if sources:

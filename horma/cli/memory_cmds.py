@@ -22,7 +22,7 @@ from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, check_query
 from horma import trajectory_store
 from horma.agents.trajectory import read_trajectory
-from horma.cli.common import console, demo_folder, err_console, fail, plain, plural, shown
+from horma.cli.common import console, demo_folder, err_console, plain, plural, shown
 from horma.cli.options import (
     BACKEND_OPT,
     CONFIG_OPT,
@@ -30,10 +30,10 @@ from horma.cli.options import (
     LLM_OPT,
     MANAGER_OPT,
     UNSAFE_OPT,
-    input_errors,
     progress_bar,
 )
 from horma.config import Config, load_config
+from horma.errors import NotFound
 from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.resources import EXAMPLES
@@ -183,29 +183,28 @@ def ingest_locomo(
     """
     from horma.bench.locomo import load_locomo
 
-    with input_errors():
-        convs = load_locomo(path)
-        if sample:
-            known = {c.sample_id for c in convs}
-            unknown = [s for s in sample if s not in known]
-            if unknown:
-                fail(f"{path}: no sample {unknown[0]!r} (samples: {', '.join(sorted(known))})")
-            convs = [c for c in convs if c.sample_id in set(sample)]
-        if workspace.exists() and not workspace.is_dir():
-            fail(f"{workspace}: exists and is not a directory")
-        run = setup(config, backend, unsafe_local)
-        model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
-        for conv in convs:  # refuse a non-workspace folder in the way before writing any
-            target = workspace / conv.sample_id
-            if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
-                fail(f"{target}: exists and is not a horma workspace")
-        totals = IngestTotals()
-        with progress_bar() as progress:
-            for conv in convs:
-                segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
-                with Memory(workspace / conv.sample_id, manager=manager, sandbox=run.backend, llm=model,
-                            domain=domain, allow_unsafe_local=run.unsafe_local, limits=run.limits) as mem:
-                    ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
+    convs = load_locomo(path)
+    if sample:
+        known = {c.sample_id for c in convs}
+        unknown = [s for s in sample if s not in known]
+        if unknown:
+            raise NotFound(f"{path}: no sample {unknown[0]!r} (samples: {', '.join(sorted(known))})")
+        convs = [c for c in convs if c.sample_id in set(sample)]
+    if workspace.exists() and not workspace.is_dir():
+        raise WorkspaceError(f"{workspace}: exists and is not a directory")
+    run = setup(config, backend, unsafe_local)
+    model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
+    for conv in convs:  # refuse a non-workspace folder in the way before writing any
+        target = workspace / conv.sample_id
+        if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
+            raise WorkspaceError(f"{target}: exists and is not a horma workspace")
+    totals = IngestTotals()
+    with progress_bar() as progress:
+        for conv in convs:
+            segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
+            with Memory(workspace / conv.sample_id, manager=manager, sandbox=run.backend, llm=model,
+                        domain=domain, allow_unsafe_local=run.unsafe_local, limits=run.limits) as mem:
+                ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
     _print_totals(totals, str(workspace), json_out)
 
 
@@ -227,15 +226,14 @@ def ingest_jsonl(
     """
     from horma.sources.jsonl import load_jsonl
 
-    with input_errors():
-        segments = load_jsonl(path)
-        run = setup(config, backend, unsafe_local)
-        model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
-        totals = IngestTotals()
-        with progress_bar() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
-                                             domain=domain, allow_unsafe_local=run.unsafe_local,
-                                             limits=run.limits) as mem:
-            ingest_segments(mem, segments, str(path), progress, path.name, totals)
+    segments = load_jsonl(path)
+    run = setup(config, backend, unsafe_local)
+    model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
+    totals = IngestTotals()
+    with progress_bar() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
+                                         domain=domain, allow_unsafe_local=run.unsafe_local,
+                                         limits=run.limits) as mem:
+        ingest_segments(mem, segments, str(path), progress, path.name, totals)
     _print_totals(totals, str(workspace), json_out)
 
 
@@ -297,10 +295,9 @@ def recall(
 
     Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
     """
-    with input_errors():
-        run = setup(config, backend, unsafe_local)
-        with _reader(workspace, query, budget, retriever, llm, run) as mem:
-            ctx = mem.recall(query, budget, asked)
+    run = setup(config, backend, unsafe_local)
+    with _reader(workspace, query, budget, retriever, llm, run) as mem:
+        ctx = mem.recall(query, budget, asked)
     if json_out:
         d = ctx.as_dict()
         keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "stop", "faults",
@@ -330,19 +327,18 @@ def ask(
     from horma.agents.primary import answer
     from horma.llm import LLMError
 
-    with input_errors():
-        run = setup(config, backend, unsafe_local)
-        check_query(question, budget)
-        primary, no_llm = None, ""
-        try:
-            primary = run.llm("primary", llm)
-        except LLMError as exc:
-            if llm:  # the user named a model: a problem with it is an error, not a fallback
-                raise
-            no_llm = NO_LLM.format(reason=exc)
-        with _reader(workspace, question, budget, retriever, llm, run) as mem:
-            ctx = mem.recall(question, budget)
-            reply = answer(primary, question, ctx) if primary is not None else None
+    run = setup(config, backend, unsafe_local)
+    check_query(question, budget)
+    primary, no_llm = None, ""
+    try:
+        primary = run.llm("primary", llm)
+    except LLMError as exc:
+        if llm:  # the user named a model: a problem with it is an error, not a fallback
+            raise
+        no_llm = NO_LLM.format(reason=exc)
+    with _reader(workspace, question, budget, retriever, llm, run) as mem:
+        ctx = mem.recall(question, budget)
+        reply = answer(primary, question, ctx) if primary is not None else None
     if json_out:
         out = reply.as_dict() if reply else {"question": question, "answer": None, "error": no_llm,
                                              "context": ctx.as_dict()}
@@ -374,22 +370,21 @@ def demo(
     from horma.cli.workspace_cmds import tree
     from horma.sources.jsonl import load_jsonl
 
-    with input_errors():
-        segments = load_jsonl(DEMO_CONVERSATION)
-        box = setup(None, backend, False).backend
-        target = workspace or demo_folder()
-        t0 = time.perf_counter()
-        console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")
-        totals = IngestTotals()
-        with Memory(target, sandbox=box) as mem:
-            with progress_bar() as progress:
-                ingest_segments(mem, segments, DEMO_CONVERSATION.name, progress, "demo", totals)
-            _print_totals(totals, str(target), False)
-            console.rule("[bold]2. the workspace[/]")
-            tree(target, depth=3, json_out=False)
-            for n, query in enumerate(DEMO_QUERIES, 3):
-                console.rule(f"[bold]{n}. recall[/] {shown(query)}")
-                print_context(mem.recall(query, budget))
+    segments = load_jsonl(DEMO_CONVERSATION)
+    box = setup(None, backend, False).backend
+    target = workspace or demo_folder()
+    t0 = time.perf_counter()
+    console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")
+    totals = IngestTotals()
+    with Memory(target, sandbox=box) as mem:
+        with progress_bar() as progress:
+            ingest_segments(mem, segments, DEMO_CONVERSATION.name, progress, "demo", totals)
+        _print_totals(totals, str(target), False)
+        console.rule("[bold]2. the workspace[/]")
+        tree(target, depth=3, json_out=False)
+        for n, query in enumerate(DEMO_QUERIES, 3):
+            console.rule(f"[bold]{n}. recall[/] {shown(query)}")
+            print_context(mem.recall(query, budget))
     console.print(f"done in {time.perf_counter() - t0:.1f} s. Explore it: [bold]horma tree {shown(str(target))}[/], "
                   f"[bold]horma recall {shown(str(target))} \"...\"[/], [bold]horma trace {shown(str(target))}[/]",
                   highlight=False)
@@ -423,16 +418,15 @@ def trace(
 
     Example: [bold]horma trace ./mem --list[/]  then  [bold]horma trace ./mem 3[/]
     """
-    with input_errors():
-        ws = Workspace.open(workspace)
-        runs = _runs(ws, role)
-        if list_runs:
-            _list(runs, json_out)
-            return
-        if not runs:
-            fail(f"{workspace}: no trajectories yet (run `horma recall` or an ingest first)")
-        path = _pick(runs, run) if run else runs[-1]
-        records = read_trajectory(path)
+    ws = Workspace.open(workspace)
+    runs = _runs(ws, role)
+    if list_runs:
+        _list(runs, json_out)
+        return
+    if not runs:
+        raise NotFound(f"{workspace}: no trajectories yet (run `horma recall` or an ingest first)")
+    path = _pick(runs, run) if run else runs[-1]
+    records = read_trajectory(path)
     if json_out:
         console.print_json(json.dumps({"run": path.name, "records": records}, ensure_ascii=False))
         return

@@ -11,11 +11,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from horma.cli.common import console, fail, policy_llm_driven, shown, user_errors
+from horma.cli.common import console, policy_llm_driven, shown
+from horma.errors import BadArgument, NotFound
 from horma.skills import (
     BASE,
     ENV_DIR,
-    SkillError,
     diff_rounds,
     find_skill,
     library_dir,
@@ -53,8 +53,7 @@ def list_skills(
 
     Example: [bold]horma skills list --domain locomo[/]
     """
-    with user_errors(SkillError):
-        skills = load_library(domain, round)
+    skills = load_library(domain, round)
     if json_out:
         console.print_json(json.dumps([s.entry() for s in skills]))
         return
@@ -79,8 +78,7 @@ def show_skill(
 
     Example: [bold]horma skills show base_004[/]
     """
-    with user_errors(SkillError):
-        where, skill = find_skill(skill_id)
+    where, skill = find_skill(skill_id)
     if json_out:
         console.print_json(json.dumps({"file": f"{where}.yaml", **skill.entry()}))
         return
@@ -107,8 +105,7 @@ def diff(
 
     Example: [bold]horma skills diff 0 2 --domain locomo[/]
     """
-    with user_errors(SkillError):
-        d = diff_rounds(domain, round_a, round_b)
+    d = diff_rounds(domain, round_a, round_b)
     if json_out:
         console.print_json(json.dumps({
             "domain": domain, "from": round_a, "to": round_b,
@@ -132,13 +129,12 @@ def list_rounds(domain: str = DOMAIN_OPT) -> None:
 
     Example: [bold]horma skills rounds --domain locomo[/]
     """
-    with user_errors(SkillError):
-        kept = rounds(domain)
-        if not kept:
-            fail(f"domain {domain!r} has no kept rounds yet (run `horma refine` first)")
-        for r in kept:
-            n = len(load_library(domain, r)) - len(load_library(None))
-            console.print(f"round {r}: {n} domain skills")
+    kept = rounds(domain)
+    if not kept:
+        raise NotFound(f"domain {domain!r} has no kept rounds yet (run `horma refine` first)")
+    for r in kept:
+        n = len(load_library(domain, r)) - len(load_library(None))
+        console.print(f"round {r}: {n} domain skills")
 
 
 @skills_app.command("rollback")
@@ -151,10 +147,9 @@ def rollback_cmd(
     Example: [bold]horma skills rollback 1 --domain locomo[/]
     """
     if domain == BASE:
-        fail("the base library has no rounds; roll back a domain")
-    with user_errors(SkillError):
-        moved = rollback(domain, round)
-        size = len(load_library(domain)) - len(load_library(None))
+        raise BadArgument("the base library has no rounds; roll back a domain")
+    moved = rollback(domain, round)
+    size = len(load_library(domain)) - len(load_library(None))
     console.print(f"{domain}: rolled back to round {round} ({size} domain skills)")
     if moved:
         console.print(f"[dim]later rounds moved to {shown(str(moved[0].parent))}[/]")
@@ -191,49 +186,45 @@ def refine_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from horma.bench.locomo import DatasetError
-    from horma.bench.methods import MethodError, MethodOptions
+    from horma.bench.methods import MethodOptions
     from horma.bench.qa import locomo_tasks
-    from horma.config import ConfigError, load_config
-    from horma.llm import LLMError
-    from horma.refine import QAArena, RefineConfig, RefineError, refine
+    from horma.config import load_config
+    from horma.refine import QAArena, RefineConfig, refine
 
     if bench not in REFINE_BENCHES:
-        fail(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
+        raise BadArgument(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
     llm_policy = policy_llm_driven(policy)
     try:
         cats = [int(c) for c in categories.split(",") if c.strip()]
     except ValueError:
-        fail(f"--categories must be comma-separated numbers, got {categories!r}")
+        raise BadArgument(f"--categories must be comma-separated numbers, got {categories!r}") from None
     if skills_dir is not None:
         os.environ[ENV_DIR] = str(skills_dir)
     domain = domain or bench
-    errors = (SkillError, DatasetError, MethodError, ConfigError, LLMError, RefineError, OSError)
-    with user_errors(*errors):
-        load_library(domain)  # a missing or broken library fails before any data is read
-        if not data.is_file():
-            fail(f"{data}: no such dataset file")
-        cfg = load_config(config)
-        qa_tasks = locomo_tasks(str(data), split, cats)
-        memory_llm = (llm or cfg.model("manager")) if llm_policy else None
-        arena = QAArena(
-            domain, qa_tasks, cfg.llm("primary", llm),
-            judge=cfg.llm("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
-            options=MethodOptions(manager=policy, retriever=policy, llm=memory_llm, sandbox=backend,
-                                  allow_unsafe_local=allow_unsafe_local, domain=domain),
-            limit=limit,
-        )
-        feedback_llm = cfg.llm("feedback", llm)
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = out or Path("runs") / f"refine-{domain}-{stamp}"
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console, transient=json_out) as bar:
-            def hook(label: str, total: int) -> Callable[[], None]:
-                task_id = bar.add_task(label, total=total)
-                return lambda: bar.advance(task_id)
+    load_library(domain)  # a missing or broken library fails before any data is read
+    if not data.is_file():
+        raise BadArgument(f"{data}: no such dataset file")
+    cfg = load_config(config)
+    qa_tasks = locomo_tasks(str(data), split, cats)
+    memory_llm = (llm or cfg.model("manager")) if llm_policy else None
+    arena = QAArena(
+        domain, qa_tasks, cfg.llm("primary", llm),
+        judge=cfg.llm("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
+        options=MethodOptions(manager=policy, retriever=policy, llm=memory_llm, sandbox=backend,
+                              allow_unsafe_local=allow_unsafe_local, domain=domain),
+        limit=limit,
+    )
+    feedback_llm = cfg.llm("feedback", llm)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = out or Path("runs") / f"refine-{domain}-{stamp}"
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=json_out) as bar:
+        def hook(label: str, total: int) -> Callable[[], None]:
+            task_id = bar.add_task(label, total=total)
+            return lambda: bar.advance(task_id)
 
-            report = refine(arena, feedback_llm, out,
-                            RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h), hook)
+        report = refine(arena, feedback_llm, out,
+                        RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h), hook)
     if json_out:
         console.print_json(json.dumps(report.as_dict()))
         return

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from horma.errors import HormaError
 from horma.llm.accounting import Accounting
 
 __all__ = [
@@ -47,8 +48,11 @@ DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 PROVIDERS = ("anthropic", "openai", "scripted", "hf")
 
 
-class LLMError(Exception):
+class LLMError(HormaError):
     """A model could not be reached or used (bad spec, missing key, retries exhausted)."""
+
+    code = "provider"
+    exit_code = 6
 
 
 class ContextOverflow(LLMError):

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from horma.agents.retriever import Recall
+from horma.errors import BadArgument
 from horma.workspace import Workspace
 
 SELECTED = re.compile(r"^selected (?P<path>.+):(?P<lo>\d+)-(?P<hi>\d+) \(\d+ tokens\); \d+ tokens left$")
 
 
-class TrajectoryError(ValueError):
+class TrajectoryError(BadArgument, ValueError):
     """A trajectory file that cannot be read as a retriever episode."""
 
 

@@ -93,5 +93,5 @@ def test_a_stopped_docker_engine_is_one_line_saying_what_to_run(tmp_path, monkey
     env = {**os.environ, "DOCKER_HOST": host}
     got = subprocess.run([sys.executable, "-m", "horma", "demo", "-w", str(tmp_path / "d"), "--backend", "docker"],
                          capture_output=True, text=True, timeout=120, env=env, check=False)
-    assert got.returncode == 1 and got.stderr.count("\n") == 1, got.stderr
+    assert got.returncode == 7 and got.stderr.count("\n") == 1, got.stderr  # 7: sandbox (docs/errors.md)
     assert "the docker daemon is not running" in got.stderr and "Traceback" not in got.stderr

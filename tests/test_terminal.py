@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import typer
 
 import horma
 from horma.bench.alfworld import INSTALL_HINT

@@ -801,7 +801,7 @@ class HeuristicManagerPolicy:
     def __init__(self) -> None:
         self.book: NoteBook | None = None
 
-    def organize(self, manager: "Manager", segment: str, units: list[Unit]) -> int:
+    def organize(self, manager: "Manager", segment: str, units: list[Unit]) -> None:
         from horma.agents.trajectory import Trajectory
 
         if self.book is None or self.book.ws is not manager.workspace:
@@ -815,7 +815,6 @@ class HeuristicManagerPolicy:
             raise
         traj.step("done", {}, json.dumps(summary, ensure_ascii=False))
         traj.end("done")
-        return 0
 
 
 __all__ = [

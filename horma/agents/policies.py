@@ -55,8 +55,8 @@ class ManagerPolicy(Protocol):
     llm_driven: ClassVar[bool]
     needs_sandbox: ClassVar[bool]
 
-    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> int:
-        """Reflect ``segment`` in ``notes/``, ``INDEX.md`` and the search index; returns the LLM calls made."""
+    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> None:
+        """Reflect ``segment`` in ``notes/``, ``INDEX.md`` and the search index (the caller meters the cost)."""
         ...
 
 

@@ -15,7 +15,6 @@ import datetime as _dt
 import os
 import posixpath
 import shlex
-import time as _time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,15 +40,12 @@ class Recall(Context):
 
     trace: str | None = None  # workspace-relative trajectory path
     steps: int = 0
-    llm_calls: int = 0
-    elapsed_ms: float = 0.0
     cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
     stop: str = "done"
     faults: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {**super().as_dict(), "steps": self.steps, "llm_calls": self.llm_calls,
-                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace, "stop": self.stop,
+        return {**super().as_dict(), "steps": self.steps, "trace": self.trace, "stop": self.stop,
                 "faults": self.faults, "cost": self.cost.as_dict()}
 
 
@@ -127,12 +123,10 @@ class Retriever(SandboxedAgent):
         query = check_query(query, budget)
         asked = check_asked(asked)
         box = self.sandbox  # opened once per Retriever; its start is not part of a recall's latency
-        t0 = _time.perf_counter()
         meter = Meter(self.llm, self.sandbox_commands)
         box.exec(f"cd {shlex.quote(box.home)}")
         ctx = Recall(query=query, budget=budget, workspace=self.workspace, asked=asked)
         self.impl.retrieve(self, box, ctx)
-        ctx.elapsed_ms = (_time.perf_counter() - t0) * 1000
         ctx.cost = meter.cost()
         return ctx
 
@@ -180,7 +174,6 @@ class LLMRetrieverPolicy:
                            allow_unsafe_local=retriever.allow_unsafe_local,
                            meta={"policy": self.name, "query": ctx.query, "budget": ctx.budget})
         ctx.steps = result.steps
-        ctx.llm_calls = result.llm_calls
         ctx.stop, ctx.faults = result.status, result.faults
         ctx.trace = retriever.workspace.rel(result.trajectory)
 

@@ -232,20 +232,20 @@ def run_episode(task: GameTask, settings: RunSettings) -> dict:
             method.record([Unit("step0", step_time(0), "env", f"Goal: {goal}. {obs}")], "step-0", step_time(0))
             for n in range(1, settings.max_steps + 1):
                 got = method.recall(f"{goal}. Now: {obs}", settings.budget)
-                llm_calls += got.llm_calls
-                memory_input += got.input_tokens
-                recall_ms.append(got.elapsed_ms)
+                llm_calls += got.cost.llm_calls
+                memory_input += got.cost.input_tokens
+                recall_ms.append(got.cost.wall_ms)
                 per_step_context.append(got.tokens)
                 prompt = render_prompt("alfworld_act", task=goal, context=got.text, observation=obs,
                                        commands=episode.commands)
                 if llm is not None:
                     reply = llm.complete("", [{"role": "user", "content": prompt}])
                     action = parse_action(reply.text, episode.commands)
-                    per_step_inputs.append(reply.usage.input_tokens + got.input_tokens)
+                    per_step_inputs.append(reply.usage.input_tokens + got.cost.input_tokens)
                 else:
                     plan = episode.expert_plan
                     action = plan[0] if plan else "look"
-                    per_step_inputs.append(count_tokens(prompt) + got.input_tokens)
+                    per_step_inputs.append(count_tokens(prompt) + got.cost.input_tokens)
                 obs = episode.step(action)
                 actions.append(action)
                 method.record([Unit(f"step{n}", step_time(n), "agent", f"> {action} | {obs}")], f"step-{n}", step_time(n))

@@ -249,8 +249,8 @@ def print_context(ctx: Recall) -> None:
         console.print(plain(item.text), markup=False, highlight=False)
     console.print(
         f"[dim]{ctx.tokens}/{ctx.budget} tokens · {plural(len(ctx.refs), 'source unit')} · {plural(ctx.steps, 'step')}"
-        f" · {plural(ctx.llm_calls, 'LLM call')} · {plural(ctx.cost.sandbox_commands, 'sandbox command')} · "
-        f"{ctx.elapsed_ms:.0f} ms{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace "
+        f" · {plural(ctx.cost.llm_calls, 'LLM call')} · {plural(ctx.cost.sandbox_commands, 'sandbox command')} · "
+        f"{ctx.cost.wall_ms:.0f} ms{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace "
         f"{shown(ctx.trace or '-')}[/]", highlight=False,
     )
 
@@ -300,8 +300,7 @@ def recall(
         ctx = mem.recall(query, budget, asked)
     if json_out:
         d = ctx.as_dict()
-        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "stop", "faults",
-                "cost")
+        keep = ("query", "context", "tokens", "items", "steps", "trace", "stop", "faults", "cost")
         console.print_json(json.dumps({k: d[k] for k in keep}, ensure_ascii=False))
         return
     print_context(ctx)
@@ -349,9 +348,8 @@ def ask(
         print_context(ctx)
         return
     print_context(ctx)
-    console.print(f"[bold]answer:[/] {shown(reply.text)}  [dim]({reply.input_tokens} input tokens; the whole ask: "
-                  f"{reply.cost.input_tokens} in / {reply.cost.output_tokens} out tokens, {reply.cost.llm_calls} "
-                  f"LLM calls{_dollars(reply.cost)})[/]",
+    console.print(f"[bold]answer:[/] {shown(reply.text)}  [dim](the whole ask: {reply.cost.input_tokens} in / "
+                  f"{reply.cost.output_tokens} out tokens, {reply.cost.llm_calls} LLM calls{_dollars(reply.cost)})[/]",
                   highlight=False)
 
 

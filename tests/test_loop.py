@@ -62,7 +62,7 @@ def secret_env(monkeypatch):
 
 def retriever_tools(ctx: Context) -> list[Tool]:
     return [
-        Tool(SELECT, lambda a: ToolOutcome(ctx.select(a["path"], a.get("start"), a.get("end")))),
+        Tool(SELECT, lambda a: ToolOutcome(ctx.select(a["path"], a.get("start"), a.get("end")).observation())),
         Tool(DONE, lambda a: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
     ]
 

@@ -213,7 +213,7 @@ def retriever_tools(box: Sandbox, ctx: Context) -> list[Tool]:
             start, end = _line(args.get("start")), _line(args.get("end"))
         except (WorkspaceError, ValueError) as exc:
             return ToolOutcome(f"refused: {exc}")
-        return ToolOutcome(ctx.select(rel, start, end))
+        return ToolOutcome(ctx.select(rel, start, end).observation())
 
     return [
         Tool(ToolSpec(name="select",

@@ -100,7 +100,7 @@ def replay(episode: Episode, workspace: Workspace) -> Recall:
         m = SELECTED.match(s["observation"]) if s["action"] == "select" else None
         if m is None:
             continue
-        got = ctx.select(m["path"], int(m["lo"]), int(m["hi"]))
+        got = ctx.select(m["path"], int(m["lo"]), int(m["hi"])).observation()
         if got != s["observation"]:
             raise TrajectoryError(f"step {s.get('step')}: recorded {s['observation']!r}, replayed {got!r}")
     return ctx

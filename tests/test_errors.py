@@ -15,7 +15,7 @@ import typer
 import horma
 from horma.cli import app, wants_json
 from horma.errors import HormaError
-from tests.wsstate import assert_one_error_line, cli
+from tests.wsstate import assert_one_error_line, assert_one_error_object, cli
 
 ROOT = Path(__file__).resolve().parent.parent
 ROW = re.compile(r"^\| `(\w+)` \| (\d+) \| [^|]+\| (.+) \|$")
@@ -139,3 +139,15 @@ def test_an_error_under_json_is_one_object_with_a_code_and_its_exit_code(command
     assert line == f"error: {error['message']}", (line, error)
     assert not (tmp_path / "nowhere").exists()  # an error leaves nothing behind
 
+
+
+def test_what_the_disk_refuses_is_the_io_code(tmp_path: Path) -> None:
+    """An OSError a user causes (here: a file where the output folder's parent must be) is one error with code io,
+    not a traceback."""
+    (tmp_path / "file").write_text("x")
+    args = ["train", "export", "--data", ROOT / "tests/fixtures/eval/locomo_mini.json", "--out",
+            tmp_path / "file" / "out", "--limit", "1", "--backend", "local"]
+    r = cli(*args, "--json")
+    error = assert_one_error_object(r)
+    assert error["code"] == "io" and r.code == EXITS["io"] and "Not a directory" in error["message"], error
+    assert assert_one_error_line(cli(*args)) == f"error: {error['message']}"

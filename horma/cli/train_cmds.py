@@ -85,8 +85,8 @@ def export_cmd(
     except ValueError:
         raise BadArgument(f"--categories must be a comma list of integers, got {categories!r}") from None
     trajectory_files(trajectories)  # a missing path: one error line before any progress or output
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=as_json) as progress:
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=as_json, disable=not err_console.is_terminal) as progress:
         bar = progress.add_task("export", total=None)
 
         def tick(what: str, done: int, total: int) -> None:

@@ -21,6 +21,7 @@ Examples:
   python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --budget 300,1000
   python bench/ranking.py longmemeval /tmp/lme_dev_haystack.json --budget 3000 --per-type 8 --flat bm25,hybrid
   python bench/ranking.py locomo bench/data/assistant_chats.json --categories 11,12,13,14,15,16 --set SEM_WEIGHT=1
+  python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --layers none   (the notes ablation)
 """
 
 from __future__ import annotations
@@ -115,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="override a ranking constant of horma.core.search (repeatable)")
     p.add_argument("--flat", default="", help="comma list of flat baselines to run beside: bm25,dense,hybrid")
     p.add_argument("--cut", type=float, default=0.0, help="stop at lines scoring under PCT percent of the best")
+    p.add_argument("--layers", default="default",
+                   help="note layers the ranking routes through: default (dates), none, or a comma list of "
+                        + ",".join(search.LAYERS) + " (the notes ablation)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)
     for item in args.set:
@@ -123,6 +127,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--set: {name!r} is not a ranking constant of horma.core.search")
         old = getattr(search, name)
         setattr(search, name, value if isinstance(old, str) else type(old)(float(value)))
+    layers = search.DEFAULT_LAYERS if args.layers == "default" else tuple(
+        x for x in args.layers.split(",") if x and x != "none")
+    if unknown := set(layers) - set(search.LAYERS):
+        p.error(f"--layers: unknown {', '.join(sorted(unknown))}; choose from {', '.join(search.LAYERS)}")
     budgets = [int(b) for b in args.budget.split(",")]
     cats = {c for c in args.categories.split(",") if c}
     work = Path(args.workdir or Path.home() / ".cache" / "horma-bench" / Path(args.data).stem)
@@ -142,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = str(work / name / ".horma" / "index")
         conn = hi.connect(folder, readonly=True)
         try:
-            searcher = search.Searcher(conn)
+            searcher = search.Searcher(conn, layers=layers)
             for q in qs:
                 near = nearest(folder, q["q"]) if args.semantic == "on" else None
                 ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None)
@@ -184,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
                                          if recall.get((m, b, c))},
                          "mean_tokens": round(statistics.fmean(tokens[m, b]), 1),
                          "evidence_share": round(statistics.fmean(share[m, b]), 4)})
-    report = {"data": args.data, "kind": args.kind, "semantic": args.semantic, "set": args.set,
+    report = {"data": args.data, "kind": args.kind, "semantic": args.semantic, "set": args.set, "layers": layers,
               "workspaces": len(tasks), "organize_s": round(t_build, 1), "results": rows}
     if args.json:
         print(json.dumps(report))

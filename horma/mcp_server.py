@@ -41,6 +41,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from horma import __version__, paths
+from horma.config import Settings, load_config
 from horma.errors import HormaError
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
 from horma.mcp_resources import WorkspaceResources
@@ -68,7 +69,6 @@ from horma.workspace import META_DIR, Workspace, WorkspaceError
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 READ_MAX_LINES = 2000
 READ_MAX_CHARS = 64_000
-RUN_TIMEOUT = 10.0
 
 INSTRUCTIONS = """\
 horma is a file-tree memory. `record` archives conversation turns or steps (units) exactly under raw/ and
@@ -83,17 +83,15 @@ T = TypeVar("T")
 
 @dataclass
 class Options:
-    """How the served workspaces' memories are built (the CLI's flags)."""
+    """How the served workspaces' memories are built: the settings (``mcp.*`` for the server's own limits),
+    and the one LLM their LLM-driven policies share (built once, not once per workspace)."""
 
-    backend: str = "auto"
-    manager: str = "heuristic"
-    retriever: str = "heuristic"
+    settings: Settings = field(default_factory=load_config)
     llm: Any = None
-    domain: str | None = None
-    unsafe_local: bool = False
-    limits: Any = None
-    run_timeout: float = RUN_TIMEOUT
-    pool: PoolLimits = field(default_factory=PoolLimits)
+
+    @property
+    def pool(self) -> PoolLimits:
+        return PoolLimits(self.settings.mcp.max_open, self.settings.mcp.idle_close or None)
 
 
 @dataclass
@@ -110,9 +108,7 @@ class Served:
     @property
     def memory(self) -> Memory:
         if self._memory is None:
-            o = self.options
-            self._memory = Memory(self.workspace, manager=o.manager, retriever=o.retriever, sandbox=o.backend,
-                                  llm=o.llm, domain=o.domain, allow_unsafe_local=o.unsafe_local, limits=o.limits)
+            self._memory = Memory(self.workspace, llm=self.options.llm, settings=self.options.settings)
         return self._memory
 
     @property
@@ -120,8 +116,9 @@ class Served:
         """The read view the client's ``search`` and ``run`` act in: its own session, so a client's shell
         state (functions, variables) never reaches the retriever's; an unisolated one is refused."""
         if self._client_box is None:
-            self._client_box = open_for_agent(self.workspace.root, self.options.backend, View.READ,
-                                              llm_driven=True, allow_unsafe_local=self.options.unsafe_local)
+            sandbox = self.options.settings.sandbox
+            self._client_box = open_for_agent(self.workspace.root, sandbox.backend, View.READ,
+                                              llm_driven=True, allow_unsafe_local=sandbox.unsafe_local)
         return self._client_box
 
     def reopen(self) -> None:
@@ -265,7 +262,8 @@ def do_search(served: Served, query: str, n: int) -> str:
     query = " ".join(query.split())
     near = nearest(str(index_dir(served.memory.workspace.root)), query)  # meaning, embedded here on the host
     near_arg = f"--near {format_near(near)} " if near else ""
-    out, code = _box_output(served.client_box, search_command(query, n, near_arg), served.options.run_timeout)
+    timeout = served.options.settings.mcp.run_timeout
+    out, code = _box_output(served.client_box, search_command(query, n, near_arg), timeout)
     if code == 1:  # like grep: nothing matched
         return f"(no matches for {query!r})"
     if code != 0:
@@ -276,7 +274,7 @@ def do_search(served: Served, query: str, n: int) -> str:
 def do_run(served: Served, command: str) -> str:
     if not command.strip():
         raise WorkspaceError("the command is empty")
-    out, code = _box_output(served.client_box, command, served.options.run_timeout)
+    out, code = _box_output(served.client_box, command, served.options.settings.mcp.run_timeout)
     return f"{out}\n[exit code {code}]"
 
 
@@ -355,6 +353,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
     # No lifespan closes the workspaces: the SDK enters a server's lifespan once per client session, so its
     # end closed every client's sandboxes. The caller closes ``spaces`` when the server stops.
     server = HormaMCP(spaces, host=host, port=port, log_level=log_level, max_request_body_size=max_body)
+    default_budget = spaces.options.settings.recall.budget  # a recall call that names no budget gets this
 
     async def call(workspace: str | None, job: Callable[[Served], T], *, create: bool = False) -> T:
         """Run ``job`` on the named workspace in a worker thread, one call per workspace at a time."""
@@ -393,7 +392,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
                  structured_output=True)
     async def recall(
         query: Annotated[str, Field(min_length=1, description="What to remember, as a question or keywords.")],
-        budget: Annotated[int, Field(ge=1, le=100_000, description="Context budget in tokens.")] = 1000,
+        budget: Annotated[int, Field(ge=1, le=100_000, description="Context budget in tokens.")] = default_budget,
         workspace: WorkspaceArg = None,
         asked: Annotated[str | None, Field(description="When the question is asked (YYYY-MM-DD; default today): "
                                                        "'10 days ago', 'last Saturday' count from it.")] = None,

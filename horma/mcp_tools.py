@@ -25,7 +25,7 @@ import os
 import shlex
 import stat
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
@@ -36,15 +36,28 @@ from horma import agent_files, paths
 from horma.core.layout import MANAGER_KINDS
 from horma.errors import BadArgument, HormaError
 from horma.forget import Selection, forget
-from horma.workspace import NOTES_DIR
+from horma.workspace import NOTES_DIR, Workspace
 
 if TYPE_CHECKING:
-    from horma.mcp_server import Served
+    from horma.memory import Memory
 
 MAX_ERROR_CHARS = 500
 CONFLICT_LINES = 20  # conflicts spelled out in a record's text; the structured result has them all
 OWN_LINES = 5  # lines of notes someone wrote (an agent's preferences...) listed before the raw lines
 Newlines = Literal["refuse", "fold"]
+
+
+class Served(Protocol):
+    """What a job needs of a served workspace (``horma.mcp_server.Served`` is one); declared here so
+    the jobs never import the server that calls them."""
+
+    name: str
+    workspace: Workspace
+
+    @property
+    def memory(self) -> Memory: ...
+
+    def reopen(self) -> None: ...
 WorkspaceArg = Annotated[str | None, Field(
     description="The workspace to use, when the server serves a folder of workspaces; omit it otherwise.")]
 

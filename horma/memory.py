@@ -5,8 +5,10 @@
     ctx = mem.recall("When did Priya adopt her cat?", budget=1000)
     ctx.text, ctx.items, ctx.tokens, ctx.trace
 
-The manager and the retriever are picked by policy name from the registries
-in :mod:`horma.agents.policies`. Each keeps at most one sandbox session,
+Every setting comes from one :class:`horma.config.Settings` (the user's
+config file and ``HORMA_*`` variables unless given). The manager and the
+retriever are picked by policy name from the registries in
+:mod:`horma.agents.policies`. Each keeps at most one sandbox session,
 opened on first use and closed by :meth:`Memory.close` (or the ``with``
 block), so a record or recall costs sandbox commands, not sandbox starts. The
 default heuristic manager needs none: it writes notes in code on the host.
@@ -18,56 +20,79 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from horma.agents.loop import RunLimits
 from horma.agents.manager import Manager, RecordResult
+from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, Retriever
+from horma.config import Settings, load_config
 from horma.record_contract import accept
 from horma.units import UNIT_FIELDS, as_unit  # noqa: F401 - as_unit, UNIT_FIELDS: re-exported (horma.memory.as_unit)
 from horma.workspace import Unit, Workspace, WorkspaceError
 
 
-def resolve_llm(llm: Any):
-    """``None`` stays None; a spec string (``anthropic:claude-sonnet-5-5``) becomes an LLM."""
+def _resolve_llm(llm: Any, settings: Settings) -> Any:
+    """``None`` stays None; a spec string (``anthropic:claude-sonnet-5-5``) becomes an LLM built with ``settings``
+    (the provider's key, timeouts, retries)."""
     if llm is None or not isinstance(llm, str):
         return llm
-    from horma.llm import make_llm
-
-    return make_llm(llm)
+    return settings.llm_for("manager", llm)
 
 
-def _check_backend(sandbox: object) -> None:
-    from horma.sandbox import BACKENDS, SandboxError
+def _check_backend(sandbox: str | None) -> None:
+    from horma.sandbox import SANDBOXES
 
-    if sandbox != "auto" and sandbox not in BACKENDS:
-        raise SandboxError(f"unknown sandbox backend {sandbox!r}; choose one of {', '.join(BACKENDS)} or auto")
+    if sandbox is not None and sandbox != "auto":
+        SANDBOXES.check(sandbox)
 
 
 class Memory:
-    """A workspace with a manager (writes) and a retriever (reads)."""
+    """A workspace with a manager (writes) and a retriever (reads), built from one :class:`Settings`.
+
+    ``settings`` defaults to :func:`horma.config.load_config` (defaults < the user's config file <
+    ``HORMA_*`` variables); the other arguments are the flags on top of it, None meaning "as set".
+    Without ``llm``, an LLM-driven policy gets the model its role names (``models.manager``,
+    ``models.retriever``).
+    """
 
     def __init__(
         self,
         workspace: str | os.PathLike[str] | Workspace,
-        manager: str = "heuristic",
-        retriever: str = "heuristic",
-        sandbox: str = "auto",
+        manager: str | None = None,
+        retriever: str | None = None,
+        sandbox: str | None = None,
         llm: Any = None,
         domain: str | None = None,
         *,
-        allow_unsafe_local: bool = False,
-        limits: Any = None,
+        allow_unsafe_local: bool | None = None,
+        settings: Settings | None = None,
     ):
         # every setting is checked before the workspace folder is created: a refused call leaves no trace
         if not isinstance(workspace, (Workspace, str, os.PathLike)):
             raise WorkspaceError(f"workspace must be a path or a horma.Workspace, got {type(workspace).__name__}")
         _check_backend(sandbox)
+        self.settings = (settings if settings is not None else load_config()).override({
+            "policies.manager": manager, "policies.retriever": retriever, "policies.domain": domain,
+            "sandbox.backend": sandbox, "sandbox.unsafe_local": allow_unsafe_local}, source="argument")
+        s = self.settings
         self.workspace = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
-        self.llm = resolve_llm(llm)
-        self.manager = Manager(self.workspace, manager, backend=sandbox, llm=self.llm, domain=domain,
-                               allow_unsafe_local=allow_unsafe_local, limits=limits)
-        self.retriever = Retriever(self.workspace, retriever, backend=sandbox, llm=self.llm,
-                                   allow_unsafe_local=allow_unsafe_local, limits=limits)
+        self.llm = _resolve_llm(llm, s)
+        limits, box = RunLimits.from_config(s), s.sandbox
+        self.manager = Manager(self.workspace, s.policies.manager, llm=self._model("manager"), backend=box.backend,
+                               allow_unsafe_local=box.unsafe_local, limits=limits, timeout=box.timeout,
+                               domain=s.policies.domain, skills_dir=s.skills.dir)
+        self.retriever = Retriever(self.workspace, s.policies.retriever, llm=self._model("retriever"),
+                                   backend=box.backend, allow_unsafe_local=box.unsafe_local, limits=limits,
+                                   timeout=box.timeout)
         if not isinstance(workspace, Workspace):
             Workspace.init(self.workspace.root)
+
+    def _model(self, role: str) -> Any:
+        """The LLM a role's policy gets: the one given, else the settings' model when an LLM drives it."""
+        if self.llm is not None:
+            return self.llm
+        if policy_class(role, self.settings.get(f"policies.{role}")).llm_driven:
+            return self.settings.llm_for(role)
+        return None
 
     def record(
         self,
@@ -88,15 +113,15 @@ class Memory:
         batch = accept(units, newlines)
         return self.manager.record(batch.units, slug=slug, time=time, source=source, untimed=batch.untimed)
 
-    def recall(self, query: str, budget: int = 1000, asked: str | None = None) -> Recall:
-        """The context the retriever builds for ``query`` within ``budget`` tokens.
+    def recall(self, query: str, budget: int | None = None, asked: str | None = None) -> Recall:
+        """The context the retriever builds for ``query`` within ``budget`` tokens (None: ``recall.budget``).
 
         ``asked`` is when the question is asked (ISO date or time; default now): relative times in it
         ("10 days ago", "last Saturday") count from there.
         """
-        return self.retriever.recall(query, budget, asked)
+        return self.retriever.recall(query, self.settings.recall.budget if budget is None else budget, asked)
 
-    def ask(self, question: str, budget: int = 1000):
+    def ask(self, question: str, budget: int | None = None) -> Any:
         """Recall, then let the primary agent answer from the context only (needs an LLM)."""
         from horma.agents.primary import answer
 

@@ -98,8 +98,7 @@ class Arena(Protocol):
 
     ``run`` executes ``tasks`` under ``condition`` (:data:`H` or :data:`H_PRIME`);
     for ``H'`` it must build the memory fresh, with the skill library as it
-    stands now (:func:`horma.skills.library_dir`, which ``$HORMA_SKILLS_DIR``
-    redirects): the library grows between rounds. ``workdir`` is a fresh
+    stands now (in ``RefineConfig.skills_dir``): the library grows between rounds. ``workdir`` is a fresh
     folder for its workspaces and results.
     """
 
@@ -123,6 +122,7 @@ class RefineConfig:
     max_new_skills: int = 8  # per round, as asked of the augmentation call
     context_cap: int = 3000  # tokens of each context shown in a feedback prompt
     rerun_h: bool = False  # H does not depend on skills: by default it runs in the first round only
+    skills_dir: Path | None = None  # the library grown (the ``skills.dir`` setting); None: the project's skills/
 
 
 @dataclass
@@ -322,8 +322,8 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def _domain_skills(domain: str) -> list[Skill]:
-    path = domain_file(domain)
+def _domain_skills(domain: str, root: Path | None) -> list[Skill]:
+    path = domain_file(domain, root)
     return read_skill_file(path) if path.is_file() else []
 
 
@@ -336,11 +336,12 @@ def refine(arena: Arena, llm: ChatModel, out: Path, config: RefineConfig,
         raise RefineError("no tasks to refine on (check --limit, --split and the data file)")
     if len({t.id for t in tasks}) != len(tasks):
         raise RefineError("task ids are not unique")
-    current = _domain_skills(domain)
-    load_library(None)  # a broken base library fails here, before any LLM call
-    kept = rounds(domain)
+    root = config.skills_dir
+    current = _domain_skills(domain, root)
+    load_library(None, root=root)  # a broken base library fails here, before any LLM call
+    kept = rounds(domain, root)
     if not kept:
-        save_round(domain, 0, current)
+        save_round(domain, 0, current, root=root)
         kept = [0]
     first = max(kept) + 1
     log = RunLog(out)
@@ -365,8 +366,8 @@ def refine(arena: Arena, llm: ChatModel, out: Path, config: RefineConfig,
 def _round(arena: Arena, llm: ChatModel, log: RunLog, system: str, tasks: list[Task], r: int,
            rdir: Path, config: RefineConfig, h_cache: dict[str, Outcome],
            progress: ProgressHook) -> RoundReport:
-    library = load_library(arena.domain)
-    base_ids = {b.id for b in load_library(None)}
+    library = load_library(arena.domain, root=config.skills_dir)
+    base_ids = {b.id for b in load_library(None, root=config.skills_dir)}
     domain_skills = [s for s in library if s.id not in base_ids]
     log.event("round_start", round=r, library_size=len(domain_skills))
 
@@ -418,7 +419,7 @@ def _round(arena: Arena, llm: ChatModel, log: RunLog, system: str, tasks: list[T
     else:
         log.event("no_feedback", round=r, reason="no contrastive tasks" if not failed else "all feedback calls failed")
 
-    snap = save_round(arena.domain, r, domain_skills + review.accepted)
+    snap = save_round(arena.domain, r, domain_skills + review.accepted, root=config.skills_dir)
     rr = RoundReport(
         round=r, tasks=len(tasks),
         score_h=_mean([h_cache[t.id].score for t in tasks]),
@@ -504,11 +505,12 @@ class QAArena:
                  budget: int | None = 10_000, success_f1: float = 0.5, options: Any = None,
                  limit: int | None = None):
         from horma.bench.methods import MethodOptions
+        from horma.config import load_config
 
         self.domain = domain
         self.answerer, self.judge = answerer, judge
         self.budget, self.success_f1 = budget, success_f1
-        self.options = options or MethodOptions(domain=domain)
+        self.options = options or MethodOptions(load_config(overrides={"policies.domain": domain}))
         self.qa_tasks = list(qa_tasks)
         items = [(t, q) for t in self.qa_tasks for q in t.items]
         self._items = items[:limit] if limit is not None else items

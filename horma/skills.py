@@ -1,7 +1,7 @@
 """The YAML skill library: the manager's policy, grown by contrastive refinement.
 
-Layout of a library folder (the project's ``skills/`` by default, or
-``$HORMA_SKILLS_DIR``):
+Layout of a library folder (the project's ``skills/`` by default, or the
+``skills.dir`` setting, ``$HORMA_SKILLS_DIR``):
 
 - ``base.yaml``: domain-agnostic starting principles (kind ``base``).
 - ``<domain>.yaml``: one file per domain (``locomo``, ``alfworld`` ...); it
@@ -38,7 +38,6 @@ from horma.workspace import atomic_write, now_iso
 
 BASE = "base"
 HISTORY_DIR = "history"
-ENV_DIR = "HORMA_SKILLS_DIR"
 KIND_PREFIX = {"exogenous": "exo_", "endogenous": "end_"}
 _DOMAIN_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 _ROUND_RE = re.compile(r"^round_(\d+)\.yaml$")
@@ -134,11 +133,13 @@ class Skill(BaseModel):
 
 # -- files -------------------------------------------------------------------
 def library_dir(root: str | os.PathLike[str] | None = None) -> Path:
-    """The library folder: ``root``, else ``$HORMA_SKILLS_DIR``, else the project's ``skills/``."""
+    """The library folder: ``root``, else the ``skills.dir`` setting (config file, ``$HORMA_SKILLS_DIR``),
+    else the project's ``skills/``. Code that holds its settings passes ``root`` (the manager does)."""
     if root is not None:
         return Path(root)
-    env = os.environ.get(ENV_DIR)
-    return Path(env) if env else resources.SKILLS
+    from horma.config import load_config
+
+    return load_config().skills.dir or resources.SKILLS
 
 
 def _check_domain(domain: str) -> None:

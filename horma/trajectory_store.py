@@ -14,7 +14,10 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from horma.config import Settings
 
 PRUNE_EVERY = 16
 
@@ -42,14 +45,9 @@ def configure(max_files: int | None, max_mb: float | None) -> TrajectoryCaps:
     return _caps
 
 
-def configure_from(config: Any) -> TrajectoryCaps:
-    """The caps a loaded config names; a ConfigError naming the key when one is out of range."""
-    from horma.config import ConfigError
-
-    try:
-        return configure(config.get("trajectories.max_files"), config.get("trajectories.max_mb"))
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+def configure_from(settings: Settings) -> TrajectoryCaps:
+    """The caps the settings name (``trajectories.*``, range-checked by the settings model)."""
+    return configure(settings.trajectories.max_files, settings.trajectories.max_mb)
 
 
 def caps() -> TrajectoryCaps:

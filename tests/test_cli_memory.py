@@ -133,7 +133,8 @@ def test_ingest_refuses_bad_policies_before_writing(tmp_path):
     err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "llm", "--backend", "local", "--unsafe-local"],
         "anthropic: no API key")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--manager", "smart", "--backend", "local"], "unknown manager 'smart'")
-    err(["ingest", "jsonl", DEMO, "-w", ws, "--backend", "podman"], "unknown sandbox backend 'podman'")
+    err(["ingest", "jsonl", DEMO, "-w", ws, "--backend", "podman"],
+        "sandbox.backend: unknown sandbox backend; choose one of docker, bwrap, local or auto, got 'podman'")
     err(["ingest", "jsonl", DEMO, "-w", ws, "--llm", "nope:model", "--manager", "llm", "--backend", "local",
          "--unsafe-local"], "bad model spec 'nope:model'")
     assert not ws.exists()
@@ -190,8 +191,8 @@ def test_recall_text_shows_sources(demo_ws):
 
 @pytest.mark.parametrize("args, message", [
     (["  \t "], "query is empty"),
-    (["cat", "--budget", "0"], "budget must be a positive number"),
-    (["cat", "--budget", "-3"], "budget must be a positive number"),
+    (["cat", "--budget", "0"], "recall.budget: input should be greater than or equal to 1, got 0"),
+    (["cat", "--budget", "-3"], "recall.budget: input should be greater than or equal to 1, got -3"),
     (["cat", "--retriever", "llm"], "refusing to run an LLM retriever in the local sandbox"),
     (["cat", "--retriever", "llm", "--unsafe-local"], "anthropic: no API key"),
 ])

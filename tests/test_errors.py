@@ -79,6 +79,7 @@ NOWHERE = "{tmp}/nowhere"
 CASES: dict[tuple[str, ...], tuple[list[str], set[str]]] = {
     ("add",): ([NOWHERE, "a thing", "--time", "not a time", "--backend", "local"], {"bad_unit"}),
     ("ask",): ([NOWHERE, "where?", "--backend", "local"], {"workspace"}),
+    ("config", "keys"): (["--bogus"], {"bad_argument"}),  # it reads nothing a user could get wrong
     ("config", "show"): (["--config", "{tmp}/none.yaml"], {"config"}),
     ("eval", "alfworld"): (["--games", "{tmp}", "--max-steps", "0"], {"bad_argument"}),
     ("eval", "locomo"): (["--data", "{tmp}/none.json", "--retrieval-only", "--out", "{tmp}/run"], {"bad_argument"}),
@@ -102,7 +103,8 @@ CASES: dict[tuple[str, ...], tuple[list[str], set[str]]] = {
     ("skills", "list"): (["--domain", "no_such_domain"], {"bad_argument"}),
     ("skills", "show"): (["no_such_skill"], {"bad_argument"}),
     ("trace",): ([NOWHERE], {"workspace"}),
-    ("train", "export"): (["--data", "{tmp}/none.json", "--out", "{tmp}/out", "--budget", "0"], {"bad_argument"}),
+    # a flag's value the settings model refuses is a config error (the settings say which key)
+    ("train", "export"): (["--data", "{tmp}/none.json", "--out", "{tmp}/out", "--budget", "0"], {"config"}),
     ("train", "grpo"): (["--tasks", "{tmp}/none", "--out", "{tmp}/out", "--steps", "0"],
                         {"bad_argument", "missing_extra"}),
     ("train", "sft"): (["--data", "{tmp}/none", "--out", "{tmp}/out", "--steps", "0"],

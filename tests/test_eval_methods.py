@@ -16,6 +16,7 @@ from horma.bench.methods import (
     method_class,
     note_chunks,
 )
+from horma.config import Settings
 from horma.core.text import count_tokens
 from horma.history import NotesHistory
 from horma.workspace import Unit
@@ -36,7 +37,8 @@ needs_embed = pytest.mark.skipif(not HAS_EMBED, reason="needs the embed extra (s
 
 
 def built(name, tmp_path, **opts):
-    m = make_method(name, tmp_path / name, MethodOptions(sandbox="local", **opts))
+    settings = Settings().override({"sandbox.backend": "local", **{f"policies.{k}": v for k, v in opts.items()}})
+    m = make_method(name, tmp_path / name, MethodOptions(settings))
     m.record(S1, "session-1", S1[0].time)
     m.record(S2, "session-2", S2[0].time)
     m.ready()
@@ -44,7 +46,7 @@ def built(name, tmp_path, **opts):
 
 
 def test_registry_names_every_builtin():
-    assert set(METHODS) == {"full", "truncation", "window", "bm25", "dense", "hybrid", "dense-notes", "horma"}
+    assert set(METHODS.names()) == {"full", "truncation", "window", "bm25", "dense", "hybrid", "dense-notes", "horma"}
 
 
 def test_full_keeps_everything_and_ignores_the_budget(tmp_path):
@@ -126,7 +128,8 @@ def test_note_chunks_split_paragraphs_and_long_ones_by_lines():
 
 def test_llm_policy_without_a_model_is_refused(tmp_path):
     with pytest.raises(MethodError, match="needs a model"):
-        make_method("horma", tmp_path, MethodOptions(retriever="llm"))
+        make_method("horma", tmp_path, MethodOptions(Settings().override({"policies.retriever": "llm",
+                                                                          "models.retriever": "nope:model"})))
 
 
 class Echo(MemoryMethod):

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from horma.bench.locomo import DatasetError, load_locomo
+from horma.config import Settings
 from horma.context import Context
 from horma.filecheck import file_problem
 from horma.mcp_server import Options, Workspaces, do_tree
@@ -52,7 +53,7 @@ def test_loaders_and_the_context_builder_say_it_too(tmp_path: Path) -> None:
 
 
 def test_mcp_tree_on_a_file_says_it_is_a_file(tmp_path: Path) -> None:
-    spaces = Workspaces(Options(backend="local"), workspace=tmp_path / "ws")
+    spaces = Workspaces(Options(Settings().override({"sandbox.backend": "local"})), workspace=tmp_path / "ws")
     with pytest.raises(PathRefused, match="INDEX.md: is a file, not a folder"):
         do_tree(spaces.get(None), "INDEX.md", 2)
     with pytest.raises(PathRefused, match="nope: no such folder"):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from horma.agents.extraction import stem, topics
+from horma.agents import heuristic_manager as hm
 from horma.agents.heuristic_manager import anchor_dates, entities, manage
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory
@@ -68,7 +69,13 @@ def ingest(root: Path, sessions: range | None = None) -> tuple[Workspace, list[d
 
 
 @pytest.fixture()
-def ws(tmp_path) -> Workspace:
+def paged(monkeypatch) -> None:
+    """Every note with more than one mention becomes a summary and monthly pages (the fixture is small)."""
+    monkeypatch.setattr(hm, "INLINE_MENTIONS", 1)
+
+
+@pytest.fixture()
+def ws(tmp_path, paged) -> Workspace:
     return ingest(tmp_path / "ws")[0]
 
 
@@ -135,22 +142,30 @@ def test_manager_writes_linked_notes_and_index(ws):
     seg = s1.sources[0]["path"]
     assert s1.sources[0]["units"] == [f"D1:{i}" for i in range(1, 6)]
     assert "yesterday = 7 May 2023" in s1.body and "participants: Ada, Bo" in s1.body
-    assert "- D1:4 (line 4) Bo\n" in s1.body and "pottery" not in s1.body  # a pointer: the words stay in raw/
+    # only a turn that needs more than its raw line gets a line (here: the date its "yesterday" means);
+    # a bare pointer would repeat the raw line's id and speaker, and the words stay in raw/
+    assert "- D1:1 (line 1) Ada (yesterday = 7 May 2023)\n" in s1.body
+    assert "(line 4)" not in s1.body and "pottery" not in s1.body
+    # a person's page: one line per session citing all their lines in it, the segment's path once
+    ada = ws.read_note("notes/people/ada/2023-05.md")
+    ada_lines = [x for x in ada.body.splitlines() if x.startswith("- 2023-05-08")]
+    assert ada_lines == [f"- 2023-05-08 ({seg}:1,3,5) Ada"]
+    assert ada.sources[0] == {"path": seg, "units": ["D1:1", "D1:3", "D1:5"]}
     pixel = ws.read_note("notes/entities/pixel.md")
     assert [ws.rel(ws.resolve(link)) for link in pixel.links] == ["notes/entities/pixel/2023-05.md",
                                                                   "notes/entities/pixel/2023-07.md"]
     may = ws.read_note("notes/entities/pixel/2023-05.md")
     assert may.sources == [{"path": seg, "units": ["D1:1"]}]
-    assert f"- 2023-05-08 D1:1 ({seg}:1) Ada\n" in may.body  # a pointer to the line: its words stay in raw/
+    assert f"- 2023-05-08 ({seg}:1) Ada\n" in may.body  # a pointer to the line: its words stay in raw/
     assert "adopted" not in may.body
     clara = ws.read_note("notes/entities/clara/2023-06.md")
     assert clara.sources[0]["units"] == ["D2:3"]
-    # a name mentioned once gets no note (nothing to group): the session note names it, .horma/ keeps
-    # the mention so that its note, at the second mention, lists both
+    # a name of one session gets no note (nothing to link): the session note names it, .horma/ keeps
+    # its mentions so that its note, when a second session names it, lists both sessions
     assert not (ws.root / "notes/entities/lisbon.md").exists() and "names mentioned: Pixel, Lisbon" in s1.body
     once = [json.loads(x) for x in (ws.meta / "names-once.jsonl").read_text().splitlines()]
-    assert {"name": "Lisbon", "month": "2023-05", "seg": seg, "uid": "D1:3", "day": "2023-05-08",
-            "line": f"- 2023-05-08 D1:3 ({seg}:3) Ada"} in once
+    assert {"name": "Lisbon", "month": "2023-05", "seg": seg, "uid": "D1:3", "uids": ["D1:3"], "day": "2023-05-08",
+            "line": f"- 2023-05-08 ({seg}:3) Ada"} in once
     # every id a note cites exists, and its raw line is where the note says
     for rel in notes:
         note = ws.read_note(rel)
@@ -170,7 +185,7 @@ def test_manager_writes_linked_notes_and_index(ws):
     assert raw_before == {p: p.read_bytes() for p in (ws.root / "raw").rglob("*") if p.is_file()}
 
 
-def test_manager_resumes_from_notes_on_disk(tmp_path):
+def test_manager_resumes_from_notes_on_disk(tmp_path, paged):
     """A new process (fresh state) continues the notes the last one wrote instead of starting over."""
     ingest(tmp_path / "ws", range(0, 2))
     ws, stats = ingest(tmp_path / "ws", range(2, 3))  # a new Workspace object: a new notebook
@@ -180,6 +195,43 @@ def test_manager_resumes_from_notes_on_disk(tmp_path):
     assert summary.time == "2023-05-08 .. 2023-07" and "1 mention(s)" in ws.read_note("notes/entities/pixel/2023-07.md").body
     people = ws.read_note("notes/people/bo.md").body
     assert "[2023-05]" in people and "[2023-06]" in people and "[2023-07]" in people
+
+
+def test_a_small_note_is_one_file_across_months_until_it_grows(tmp_path, monkeypatch):
+    """A name mentioned a few times in several months is one file, not a summary and a page per month;
+    past INLINE_MENTIONS it splits into monthly pages, each with the sources of its own lines."""
+    ws, _ = ingest(tmp_path / "ws", range(0, 2))
+    bo = ws.read_note("notes/people/bo.md")
+    assert not (ws.root / "notes/people/bo").exists()
+    assert [ln[:12] for ln in bo.body.splitlines() if ln.startswith("- ")] == ["- 2023-05-08", "- 2023-06-20"]
+    assert [s["units"] for s in bo.sources] == [["D1:2", "D1:4"], ["D2:1", "D2:3", "D2:5"]]
+    monkeypatch.setattr(hm, "INLINE_MENTIONS", 5)  # Bo's sixth turn comes next: the note is paged
+    ws, _ = ingest(tmp_path / "ws", range(2, 3))
+    pages = {p.name: ws.read_note(ws.rel(p)) for p in (ws.root / "notes/people/bo").iterdir()}
+    assert sorted(pages) == ["2023-05.md", "2023-06.md", "2023-07.md"]
+    assert [s["units"] for s in pages["2023-06.md"].sources] == [["D2:1", "D2:3", "D2:5"]]
+    assert "3 mention(s)" in pages["2023-06.md"].body and "2023-05-08" not in pages["2023-06.md"].body
+    assert "[2023-05](bo/2023-05.md), [2023-06](bo/2023-06.md), [2023-07](bo/2023-07.md)" in ws.read_note(
+        "notes/people/bo.md").body
+
+
+def test_a_name_gets_its_note_when_a_second_session_names_it(tmp_path):
+    """Within one session the session note's names suffice; the note, once due, cites every mention."""
+    ws = Workspace.init(tmp_path / "ws")
+    first = [Unit("A:1", "2023-03-01 10:00", "Ada", "My friend Nadia lent me her bike."),
+             Unit("A:2", "2023-03-01 10:00", "Bo", "Nice."),
+             Unit("A:3", "2023-03-01 10:00", "Ada", "And then Nadia fixed the brakes.")]
+    second = [Unit("B:1", "2023-04-02 10:00", "Bo", "Did you give Nadia her bike back?")]
+    with ws.writer():
+        seg_a = ws.archive(first, "a", first[0].time)
+        manage(ws, seg_a, first)
+        assert not (ws.root / "notes/entities/nadia.md").exists()
+        seg_b = ws.archive(second, "b", second[0].time)
+        manage(ws, seg_b, second)
+    note = ws.read_note("notes/entities/nadia.md")
+    assert [ln for ln in note.body.splitlines() if ln.startswith("- ")] == [
+        f"- 2023-03-01 ({seg_a}:1,3) Ada", f"- 2023-04-02 ({seg_b}:1) Bo"]
+    assert note.sources == [{"path": seg_a, "units": ["A:1", "A:3"]}, {"path": seg_b, "units": ["B:1"]}]
 
 
 def test_manager_options_from_skills(tmp_path):
@@ -255,7 +307,10 @@ def test_hindex_rebuilds_what_the_manager_wrote(ws):
     """The manager's incremental index equals a rebuild from the files; note lines route to raw units."""
     written = index_dump(ws)
     assert ("notes/entities/pixel/2023-05.md", 14, "D1:1") in written["cites"]  # (raw/...:1) routes to D1:1
-    assert any(p.startswith("notes/sessions/") and uid == "D2:2" for p, _, uid in written["cites"])  # (line 2)
+    assert any(p.startswith("notes/sessions/") and uid == "D1:1" for p, _, uid in written["cites"])  # (line 1)
+    # one line citing a session's several lines (raw/...:1,3,5) routes to each of its units
+    ada = {uid for p, _, uid in written["cites"] if p == "notes/people/ada/2023-05.md"}
+    assert ada == {"D1:1", "D1:3", "D1:5"}
     (ws.meta / "index" / "search.db").unlink()
     out = run_helper("hsearch", "cat", cwd=ws.root)
     assert out.returncode == 2 and "no search index" in out.stderr

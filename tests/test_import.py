@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from horma.agents import heuristic_manager
 from horma.cli import app
 from horma.workspace import Workspace
 
@@ -219,7 +220,8 @@ def test_markdown_notes_one_unit_per_paragraph_dated_by_the_file(tmp_path):
     assert raw_units(ws)[-1][2].endswith("| 2024-02-10 | me: Groceries: Called Dad about his birthday on March 3.")
 
 
-def test_show_follow_on_a_hub_note_lists_the_units_of_the_pages_it_links(tmp_path):
+def test_show_follow_on_a_hub_note_lists_the_units_of_the_pages_it_links(tmp_path, monkeypatch):
+    monkeypatch.setattr(heuristic_manager, "INLINE_MENTIONS", 1)  # a hub from the second mention on
     ws = tmp_path / "mem"
     cli("import", "chatgpt", CHATGPT, "-w", ws, "--me", "Ana")
     cli("import", "claude", CLAUDE, "-w", ws, "--me", "Ana")

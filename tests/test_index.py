@@ -22,6 +22,7 @@ from conftest import ISOLATED, archive, require_backend
 
 from horma.core import index as HI
 from horma.core.dates import query_dates
+from horma.core.notes import citations, format_citation
 from horma.core.search import Searcher
 from horma.index import index_folder, open_index, rebuild
 from horma.resources import CORE, SANDBOX_BIN
@@ -577,6 +578,16 @@ def test_line_citations_need_a_note_with_one_source(ws: Workspace):
         routed = Searcher(s.conn, layers=("entities",), note_weights={"entities": 1.0})
         assert routed.rank("thunderstorm") == []  # "(line 2)" of which source? neither
         assert [(h.path, h.lineno) for h in matched(routed.rank("novel"))] == [(rel2, 2)]
+
+
+def test_citation_lists_round_trip():
+    """``(raw/<seg>/units.log:3,11,13)``: one citation of several lines of one segment, as notes write it."""
+    seg = "raw/2023-05-08T13-56__chat/units.log"
+    assert format_citation(seg, 4) == f"({seg}:4)"
+    assert citations(format_citation(seg, 3, 11, 13)) == [(seg, 3), (seg, 11), (seg, 13)]
+    # a comma that is prose, not a list, ends the citation; a broken path cites nothing
+    assert citations(f"see {seg}:3, then 4") == [(seg, 3)]
+    assert citations(f"see {seg}:3,x and raw/a b/units.log:5,6") == [(seg, 3)]
 
 
 # -- ranking rules that are not BM25's ----------------------------------------------------------

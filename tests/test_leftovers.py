@@ -104,7 +104,7 @@ def test_trajectories_stay_within_their_caps_from_the_config(tmp_path, caps, mon
     assert not any("port-0" in f.name.split("__")[-1] for f in files)
     monkeypatch.setenv("HORMA_TRAJECTORIES_MAX_FILES", "0")
     res = runner.invoke(app, ["recall", str(ws), "Gull", "--backend", "local"])
-    assert res.exit_code != 0 and "trajectories.max_files must be at least 1" in res.output
+    assert res.exit_code != 0 and "trajectories.max_files: input should be greater than or equal to 1" in res.output
 
 
 def test_a_size_cap_deletes_the_oldest_first(tmp_path):

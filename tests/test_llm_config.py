@@ -46,10 +46,10 @@ def test_bad_config_is_one_clear_error(home, tmp_path):
     with pytest.raises(ConfigError, match="config file not found"):
         load_config(tmp_path / "missing.yaml")
     cases = {
-        "llm:\n  timout: 3\n": "unknown config key 'llm.timout'",
-        "agent:\n  max_steps: many\n": "agent.max_steps must be a int, got 'many'",
-        "agent:\n  max_steps: 2.5\n": "agent.max_steps must be a int",
-        "models:\n  manager: [a, b]\n": "models.manager must be a string",
+        "llm:\n  timout: 3\n": "unknown config key 'llm.timout'; known keys: llm.max_tokens, ",
+        "agent:\n  max_steps: many\n": "agent.max_steps: input should be a valid integer, .*got 'many'",
+        "agent:\n  max_steps: 2.5\n": "agent.max_steps: input should be a valid integer",
+        "models:\n  manager: [a, b]\n": "models.manager: input should be a valid string",
         "llm: [1\n": "malformed YAML at line",
         "- a list\n": "expected a mapping",
     }
@@ -65,7 +65,7 @@ def test_llm_built_from_config_uses_the_provider_key(home, monkeypatch):
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         cfg = load_config(overrides={"models.judge": f"openai:gpt-4o-mini@{srv.base_url}", "llm.max_retries": 0})
         assert cfg.llm_options(cfg.model("judge"))["api_key"] == KEY
-        llm = cfg.llm("judge")
+        llm = cfg.llm_for("judge")
         assert llm.complete("", [{"role": "user", "content": "hi"}]).text == "configured"
     assert srv.requests[0].headers["authorization"] == f"Bearer {KEY}"
 

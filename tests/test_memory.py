@@ -5,20 +5,27 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 import horma
+from horma.agents import heuristic_manager
 from horma.agents.manager import INGEST_LOG, Manager
 from horma.agents.policies import (
     MANAGER_POLICIES,
     ManagerPolicy,
+    Organized,
+    OrganizeTask,
     PolicyError,
+    SandboxedAgent,
     policy_class,
     policy_names,
     shared_policy_names,
 )
 from horma.agents.retriever import resolve_in_sandbox
+from horma.config import Settings
+from horma.llm import LLMError
 from horma.memory import as_unit
 from horma.resources import EXAMPLES, SANDBOX_BIN
 from horma.sandbox import SandboxError, View, open_sandbox
@@ -209,11 +216,14 @@ def test_llm_policies_refuse_the_local_sandbox_without_the_unsafe_flag(tmp_path)
     assert raw_ids(ws) == []
 
 
-def test_unknown_policy_and_missing_llm_are_clear(tmp_path):
+def test_unknown_policy_and_missing_llm_are_clear(tmp_path, monkeypatch):
     with pytest.raises(WorkspaceError, match="unknown manager policy 'smart'"):
         horma.Memory(tmp_path / "a", manager="smart")
-    with pytest.raises(WorkspaceError, match="needs an LLM"):
-        horma.Memory(tmp_path / "b", retriever="llm")
+    # an LLM policy without llm= gets the settings' model for its role; without a key that is one clear error
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(LLMError, match="anthropic: no API key"):
+        horma.Memory(tmp_path / "b", retriever="llm", settings=Settings())
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
 def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_ones(tmp_path):
@@ -224,22 +234,24 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
     assert policy_names("manager") == ("heuristic", "llm") and shared_policy_names() == ("heuristic", "llm")
 
     class Counting:  # a user's own policy: archive only, count the segments
-        name, llm_driven, needs_sandbox = "counting", False, False
-        seen: list[str] = []
+        name: ClassVar[str] = "counting"
+        llm_driven: ClassVar[bool] = False
+        needs_sandbox: ClassVar[bool] = False
+        seen: ClassVar[list[str]] = []
 
-        def organize(self, manager, segment, units):
-            self.seen.append(segment)
-            return 0
+        def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
+            self.seen.append(task.segment)
+            return Organized()
 
     assert isinstance(Counting(), ManagerPolicy)
-    MANAGER_POLICIES["counting"] = Counting
+    MANAGER_POLICIES.register("counting", Counting)
     try:
         with horma.Memory(tmp_path / "mem", manager="counting", sandbox="local") as mem:
             res = mem.record(SESSION_1, slug="boat")
             assert Counting.seen == [res.segment] and not mem.manager.sandbox_open
         assert not mem.workspace.note_files()
     finally:
-        del MANAGER_POLICIES["counting"]
+        MANAGER_POLICIES.unregister("counting")
     with pytest.raises(PolicyError, match="choose one of heuristic, llm$"):
         policy_class("manager", "counting")
 
@@ -386,15 +398,16 @@ def test_heuristic_record_opens_no_sandbox(tmp_path, monkeypatch):
     assert (tmp_path / "mem/notes/entities/gull.md").is_file()
 
 
-def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
+def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path, monkeypatch):
     """The manager keeps notes in memory between records, but never writes over a newer file with them."""
+    monkeypatch.setattr(heuristic_manager, "INLINE_MENTIONS", 2)  # small notes: pages from the third mention
     ws_root = tmp_path / "mem"
     with horma.Memory(ws_root, sandbox="local") as mem:
         mem.record(SESSION_1, slug="boat")
         mem.record(SESSION_2, slug="trip")
         page = ws_root / "notes/people/ana/2024-01.md"  # Ana spoke in two months: a summary and pages
         summary = ws_root / "notes/people/ana.md"
-        edited = page.read_text().replace(") Ana\n", ") Ana (she is blue)\n", 1)  # a remark on one mention
+        edited = page.read_text().replace(" Ana\n", " Ana (she is blue)\n", 1)  # a remark on one mention
         page.write_text(edited + "- a line the user added by hand\n")
         summary_before = summary.read_text()
         porto = ws_root / "notes/entities/porto.md"
@@ -403,17 +416,18 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path):
                    slug="sails")
         text = page.read_text()
         assert "(she is blue)" in text and "a line the user added by hand" in text  # re-read, then appended to
-        assert text.index("by hand") < text.index("T3:1 (") and text.count("T1:1 (") == 1
+        assert text.index("by hand") < text.index("__sails/units.log:1)") and text.count("__boat/units.log:") == 1
         assert "3 mention(s)" in text  # counted from the page it re-read: 2 + 1 new
         assert summary.read_text() == summary_before  # no month was added: the summary is not rewritten
         inline = porto.read_text()  # the second mention: one file listing both
-        assert inline.index("T1:3 (") < inline.index("T3:1 (") and "2 mention(s)" in inline
+        assert inline.index("__boat/units.log:3)") < inline.index("__sails/units.log:1)") and "2 mention(s)" in inline
         porto.write_text(inline + "- Porto: the user's own note\n")
         mem.record(units(4, "2024-01-25 10:00", [("Ben", "Porto has a new ferry to Vigo.")]), slug="ferry")
-    inline = porto.read_text()
-    assert inline.index("the user's own note") < inline.index("T4:1 (") and "3 mention(s)" in inline
-    vigo = ws_root / "notes/entities/vigo"  # its second mention, a month before the first: two pages
-    assert "T2:2 (" in (vigo / "2024-02.md").read_text() and "T4:1 (" in (vigo / "2024-01.md").read_text()
+    # the third mention: pages, and the line the user added stays with the mentions around it
+    page = (ws_root / "notes/entities/porto/2024-01.md").read_text()
+    assert page.index("__boat/units.log:3)") < page.index("the user's own note") < page.index("__ferry/units.log:1)") and "3 mention(s)" in page
+    vigo = (ws_root / "notes/entities/vigo.md").read_text()  # its second mention, a month before the first
+    assert "__trip/units.log:2)" in vigo and "__ferry/units.log:1)" in vigo and not (ws_root / "notes/entities/vigo").exists()  # one file
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
+from horma.config import Settings
 from horma.history import NotesHistory  # noqa: E402
 from horma.history_packs import MAX_PACKS  # noqa: E402
 from horma.mcp_server import Options, UnitIn, Workspaces, do_recall, do_record  # noqa: E402
@@ -28,7 +29,9 @@ class Clock:
 
 
 def spaces(root: Path, limits: PoolLimits) -> Workspaces:
-    return Workspaces(Options(backend="local", unsafe_local=True, pool=limits), root=root)
+    settings = Settings().override({"sandbox.backend": "local", "sandbox.unsafe_local": True,
+                                    "mcp.max_open": limits.max_open, "mcp.idle_close": limits.idle_close or 0})
+    return Workspaces(Options(settings), root=root)
 
 
 def test_the_least_recently_used_idle_workspace_is_closed_and_a_busy_one_never(tmp_path):

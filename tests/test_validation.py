@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 import horma
 from horma.bench.locomo import DatasetError, parse_samples
 from horma.bench.longmemeval import LongMemEvalError, parse_item
+from horma.config import ConfigError
+from horma.llm import LLMError
 from horma.record_contract import accept
 from horma.sandbox import SandboxError
 from horma.sources.jsonl import load_jsonl
@@ -163,9 +165,10 @@ def test_wrong_types_through_the_api_are_one_unit_error(memory, bad):
 
 @pytest.mark.parametrize("kwargs, error", [
     ({"sandbox": "nope"}, SandboxError), ({"sandbox": 3}, SandboxError), ({"manager": "nope"}, WorkspaceError),
-    ({"retriever": 7}, WorkspaceError), ({"manager": "llm"}, WorkspaceError),
+    ({"retriever": 7}, ConfigError), ({"manager": "llm"}, LLMError),  # no llm=, and no key for models.manager
 ])
-def test_invalid_settings_are_refused_before_the_workspace_exists(tmp_path, kwargs, error):
+def test_invalid_settings_are_refused_before_the_workspace_exists(tmp_path, monkeypatch, kwargs, error):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(error):
         horma.Memory(tmp_path / "never", **kwargs)
     assert not (tmp_path / "never").exists()

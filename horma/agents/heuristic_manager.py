@@ -20,16 +20,16 @@ more than the writing itself. An LLM manager is the one that works in the sandbo
 
 What it writes for each new raw segment:
 
-- ``notes/sessions/<segment>.md``: date, participants, key phrases, one line per
-  turn citing its unit id and raw line number ``(line N)`` with the relative dates
-  it names anchored to the session date ("yesterday = 7 May 2023"); its words
-  only with ``session_gists`` or ``verbatim_quotes``;
+- ``notes/sessions/<segment>.md``: date, participants, key phrases, and a line
+  citing ``(line N)`` for each turn that names a relative date, anchored to the
+  session date ("yesterday = 7 May 2023"); every turn with its words only with
+  ``session_gists`` or ``verbatim_quotes``;
 - ``notes/people/<speaker>.md`` (``the-user.md`` for a ``user`` label: :mod:`horma.agents.speakers`)
-  and ``notes/entities/<name>.md``: every raw line that mentions the person or named thing, as a pointer
-  ``date id (raw/<seg>/units.log:N) speaker`` (the words stay in raw/); in the note itself while
+  and ``notes/entities/<name>.md``: the raw lines that mention the person or named thing, one pointer
+  line per session ``date (raw/<seg>/units.log:N,M) speakers`` (the words stay in raw/); in the note itself while
   it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``).
-  A name gets its note at its second mention (``.horma/names-once.jsonl``
-  keeps the first until then);
+  A name gets its note when a second session names it (``.horma/names-once.jsonl``
+  keeps the first session's mentions until then: within one session the session note's names suffice);
 - ``notes/topics/<topic>.md`` with ``topic_notes``: the same for lines about family, work, hobbies, ...;
 - ``notes/timeline.md``: one dated line per segment (paged by year once long); ``INDEX.md``;
 - ``notes/state.md`` with ``track_state``: when each person and name was last seen.
@@ -48,7 +48,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities: public here too)
     GIST_WORDS,
@@ -61,7 +61,9 @@ from horma.agents.extraction import (  # noqa: F401  (anchor_dates, entities: pu
     snippet,
     speaker_name,
 )
+from horma.agents.policies import Organized, OrganizeTask, SandboxedAgent
 from horma.context import human_time
+from horma.core.notes import citations, format_citation
 from horma.workspace import (
     INDEX_FILE,
     NOTES_DIR,
@@ -76,9 +78,6 @@ from horma.workspace import (
     parse_raw_line,
     slugify,
 )
-
-if TYPE_CHECKING:
-    from horma.agents.manager import Manager
 
 DEFAULT_OPTIONS: dict[str, bool | int] = {
     "entity_notes": True,
@@ -137,7 +136,8 @@ class _Page:
         return cls(sources, body[start:], {(seg, uid) for seg, ids in sources.items() for uid in ids})
 
 
-INLINE_MENTIONS = 8  # a note keeps its mentions in itself up to this many, all in one month
+INLINE_MENTIONS = 8  # a note keeps its mentions in itself up to this many, whatever their months
+INLINE = "*"  # the key of an inline note's one page, which holds every month
 ENTITY_KIND = "named in the conversation"
 ONCE_FILE = "names-once.jsonl"  # in .horma/: names mentioned once, each with that mention
 
@@ -146,8 +146,8 @@ ONCE_FILE = "names-once.jsonl"  # in .horma/: names mentioned once, each with th
 class MentionNote:
     """A person, entity or topic: its mentions, by month.
 
-    A small note (up to ``INLINE_MENTIONS`` lines, all in one month: most
-    names are mentioned once) is one file listing its mentions. Past that it
+    A small note (up to ``INLINE_MENTIONS`` mentions, in any months: most
+    names are mentioned a few times) is one file listing its mentions. Past that it
     becomes a summary and one page per month: a segment rewrites the pages of
     the months it mentions, never the whole history, and the summary (a row
     per year linking that year's pages, links to the latest
@@ -165,7 +165,7 @@ class MentionNote:
     first: str = ""
     last: str = ""
     dirty: set[str] = field(default_factory=set)  # months changed since the last render
-    inline: bool = True  # the mentions are in the note itself (its one month's page is pages[month])
+    inline: bool = True  # the mentions are in the note itself (its one page is pages[INLINE])
     summary_dirty: bool = True  # the summary must be written (new, a month added, first mention moved)
     _rows: dict[str, str] = field(default_factory=dict, repr=False)  # year -> its summary row, while valid
     _by_year: dict[str, list[str]] = field(default_factory=dict, repr=False)  # year -> its months, sorted
@@ -191,32 +191,35 @@ class MentionNote:
         self.first, self.last = span[0], span[-1]
         self.inline = not self.counts
         self.summary_dirty = False
-        if self.inline:  # the mentions are in this file: it is the page of its one month
+        if self.inline:  # the mentions are in this file: its one page
             page = _Page.parse(note)
             if page.lines:
-                month = _month(self.first)
-                self.pages[month] = page
-                self.counts[month] = len(page.cited)
+                self.pages[INLINE] = page
+                self.counts = {m: len(p.cited) for m, p in _by_month(page).items()}
 
-    def add(self, page: _Page, month: str, seg: str, line: str, uid: str, day: str) -> None:
-        """List one raw line on ``page`` (the month's, from :meth:`NoteBook.page`), once."""
-        if (seg, uid) in page.cited:
+    def add(self, page: _Page, month: str, seg: str, line: str, uids: list[str], day: str) -> None:
+        """List one line citing raw lines ``uids`` of ``seg`` on ``page`` (the month's, from
+        :meth:`NoteBook.page`), unless they are all listed already (a segment organized twice)."""
+        new = [u for u in uids if (seg, u) not in page.cited]
+        if not new:
             return
-        page.cited.add((seg, uid))
-        page.sources.setdefault(seg, []).append(uid)
+        page.cited.update((seg, u) for u in new)
+        page.sources.setdefault(seg, []).extend(new)
         page.lines.append(line)
         if month not in self.counts:
             bisect.insort(self._by_year.setdefault(_year_of(month), []), month)
             self._rows.pop(_year_of(month), None)
             self.summary_dirty = True
-        self.counts[month] = self.counts.get(month, 0) + 1
+        self.counts[month] = self.counts.get(month, 0) + len(new)
         if not self.first or day < self.first:
             self.first = day
             self.summary_dirty = True
         self.last = max(self.last, day)
         self.dirty.add(month)
-        if self.inline and (len(self.counts) > 1 or self.counts[month] > INLINE_MENTIONS):
+        if self.inline and sum(self.counts.values()) > INLINE_MENTIONS:
             self.inline = False  # from now on a summary and pages: every month's page is written
+            self.pages = _by_month(self.pages.pop(INLINE))
+            self.counts = {m: len(p.cited) for m, p in self.pages.items()}
             self.dirty.update(self.counts)
             self.summary_dirty = True
 
@@ -224,9 +227,9 @@ class MentionNote:
         """The note and its changed pages, by path."""
         if self.inline:
             span = f"{self.first} .. {self.last}" if self.first != self.last else self.first
-            page = next(iter(self.pages.values()), _Page())
-            body = (f"# {self.title}\n\n{self.kind}; {len(page.cited)} mention(s) from {span}.\n"
-                    "Mentions (each line: date, unit id, (raw file:line), speaker: words):\n\n" + "\n".join(page.lines))
+            page = self.pages.get(INLINE, _Page())
+            # the line format is explained once, in INDEX.md, not in every small note
+            body = f"# {self.title}\n\n{self.kind}; {len(page.cited)} mention(s) from {span}.\n\n" + "\n".join(page.lines)
             sources = [{"path": p, "units": u} for p, u in page.sources.items()]
             self.dirty.clear()
             return {self.path: Note(self.path, self.title, body, time=span or None, sources=sources).render()}
@@ -259,11 +262,32 @@ class MentionNote:
             if len(recent) >= SUMMARY_LINKS:
                 break
         months = len(self.counts)
-        body = (f"# {self.title}\n\n{self.kind}; first mentioned {self.first}; {months} page(s), one per month "
-                "(each page line: date, unit id, (raw file:line), speaker: words):\n\n"
+        body = (f"# {self.title}\n\n{self.kind}; first mentioned {self.first}; {months} page(s), one per month:\n\n"
                 + "\n".join(self._row(y, by_year[y]) for y in years))
         time = self.first if recent[-1] == self.first[:7] else f"{self.first} .. {recent[-1]}"
         return Note(self.path, self.title, body, time=time or None, links=[self.page_path(m) for m in recent]).render()
+
+
+def _by_month(page: _Page) -> dict[str, _Page]:
+    """An inline note's page split into one page per month: each segment goes to the month of the first
+    line citing it (a segment is one session: its lines share a day), and a line without a date (one
+    added by hand) stays with the line before it."""
+    out: dict[str, _Page] = {}
+    month_of: dict[str, str] = {}
+    month = _month("")
+    for line in page.lines:
+        first = line[2:].split(" ", 1)[0]
+        if first[:4].isdigit():
+            month = _month(first)
+        seg = next((p for p, _ in citations(line)), None)
+        if seg is not None:
+            month_of.setdefault(seg, month)
+        out.setdefault(month, _Page()).lines.append(line)
+    for seg, uids in page.sources.items():
+        p = out.setdefault(month_of.get(seg, _month("")), _Page())
+        p.sources[seg] = list(uids)
+        p.cited.update((seg, u) for u in uids)
+    return out
 
 
 def _year_of(month: str) -> str:
@@ -401,7 +425,7 @@ class NoteBook:
         self.counts: dict[str, set[str]] | None = None  # notes/<folder>/ -> note file names
         self._known: KnownNames | None = None
         self._noted: set[str] | None = None
-        self._once: dict[str, dict[str, str]] | None = None  # name -> its one mention so far
+        self._once: dict[str, dict[str, Any]] | None = None  # name -> its first session's mentions
         self._once_sig: FileSig | None = None
         self._once_new: list[dict[str, str]] = []  # to append to ONCE_FILE with this segment
         self._people: set[str] | None = None
@@ -444,14 +468,14 @@ class NoteBook:
             self._noted = _titles(self.ws, "entities")
         return self._noted
 
-    def once(self) -> dict[str, dict[str, str]]:
-        """Names mentioned exactly once so far, with that mention (from ``.horma/`` + ``ONCE_FILE``).
+    def once(self) -> dict[str, dict[str, Any]]:
+        """Names named in one session so far, with those mentions (from ``.horma/`` + ``ONCE_FILE``).
 
-        A name's note waits for its second mention: a name mentioned once has
-        nothing to group (its turn is in the raw line and in the session note's
-        names), and on long, name-heavy turns one-off names were most of the
-        files a segment wrote. The file is append-only and read again when
-        another process changed it.
+        A name's note waits for a second session: a name of one session has
+        nothing to link (its turns are in the raw lines and in the session note's
+        names), and on long, name-heavy turns such names were most of the
+        files a segment wrote and most of the notes' bytes. The file is
+        append-only and read again when another process changed it.
         """
         path = self.ws.meta / ONCE_FILE
         if self._once is None or self._once_sig != file_sig(path):
@@ -469,7 +493,7 @@ class NoteBook:
             self._once_sig = file_sig(path)
         return self._once
 
-    def mentioned_once(self, name: str, mention: dict[str, str]) -> None:
+    def mentioned_once(self, name: str, mention: dict[str, Any]) -> None:
         self.once()[name] = mention
         self._once_new.append({"name": name, **mention})
 
@@ -503,7 +527,7 @@ class NoteBook:
     def page(self, note: MentionNote, month: str) -> _Page:
         page = note.pages.get(month)
         if note.inline:  # read with the note itself (whose freshness mention_note checked)
-            return page if page is not None else note.pages.setdefault(month, _Page())
+            return note.pages.setdefault(INLINE, _Page())
         rel = note.page_path(month)
         if page is None or (month not in note.dirty and not self._fresh(rel)):
             on_disk = self._read(rel)
@@ -565,36 +589,56 @@ def _titles(ws: Workspace, folder: str) -> set[str]:
 
 # -- rendering ---------------------------------------------------------------------
 def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
-    """Add the segment's lines to people/entity/topic notes; the rendered changed notes by path."""
+    """Add the segment's lines to people/entity/topic notes; the rendered changed notes by path.
+
+    A note gets one line per segment and month, citing all its raw lines there at once
+    (``- <day> (raw/<seg>/units.log:3,11,13) speakers``): a pointer, not a copy (the unit ids are in
+    the front matter's sources and at the start of each raw line), and the segment's path is written
+    once, not once per mention, so the notes stay smaller than the raw text they point into.
+    ``quote_mentions`` (a skill) lists each mention with its words instead.
+    """
     seg = facts.segment
+    quote = bool(opts["quote_mentions"])
     touched: dict[str, MentionNote] = {}
+    groups: dict[tuple[str, str], list[Any]] = {}  # (note path, month) -> [note, day, turns]
+    first_session: dict[str, list[Any]] = {}  # name -> its turns in the first session naming it
     for t in facts.turns:
         u = t.unit
-        # a pointer, not a copy: the words are in raw/, one hop away (quote_mentions puts them back)
-        line = (f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}: {t.mention}" if opts["quote_mentions"]
-                else f"- {t.day} {u.id} ({seg}:{t.lineno}) {u.actor}")
         targets: list[MentionNote] = []
         if opts["entity_notes"]:
             targets.append(book.mention_note("people", speaker_name(u.actor), f"person ({u.actor}'s own turns)"))
             for name in t.names:
                 if name not in book.noted:
                     first = book.once().get(name)
-                    if first is None:
-                        book.mentioned_once(name, {"month": t.month, "seg": seg, "line": line, "uid": u.id,
-                                                   "day": t.day})
+                    if first is None:  # a name's first session: its note waits for a second one
+                        first_session.setdefault(name, []).append(t)
                         continue
-                    if (first["seg"], first["uid"]) == (seg, u.id):
-                        continue  # the same mention again: this segment is being organized a second time
+                    if first["seg"] == seg:
+                        continue  # the first session again: this segment is being organized a second time
                     note = book.mention_note("entities", name, ENTITY_KIND)
                     note.add(book.page(note, first["month"]), first["month"], first["seg"], first["line"],
-                             first["uid"], first["day"])
+                             list(first.get("uids") or [first["uid"]]), first["day"])
                     book.noted.add(name)
                 targets.append(book.mention_note("entities", name, ENTITY_KIND))
         if opts["topic_notes"]:
             targets += [book.mention_note("topics", topic, f"topic: {topic}") for topic in t.topics]
         for note in targets:
-            note.add(book.page(note, t.month), t.month, seg, line, u.id, t.day)
             touched.setdefault(note.path, note)
+            if quote:
+                line = f"- {t.day} {u.id} {format_citation(seg, t.lineno)} {u.actor}: {t.mention}"
+                note.add(book.page(note, t.month), t.month, seg, line, [u.id], t.day)
+            else:
+                groups.setdefault((note.path, t.month), [note, t.day, []])[2].append(t)
+    for name, turns in first_session.items():
+        t0 = turns[0]
+        line = (f"- {t0.day} {format_citation(seg, *(t.lineno for t in turns))} "
+                + ", ".join(dict.fromkeys(t.unit.actor for t in turns)))
+        book.mentioned_once(name, {"month": t0.month, "seg": seg, "line": line, "uid": t0.unit.id,
+                                   "uids": [t.unit.id for t in turns], "day": t0.day})
+    for (_, month), (note, day, turns) in groups.items():
+        actors = ", ".join(dict.fromkeys(t.unit.actor for t in turns))
+        line = f"- {day} {format_citation(seg, *(t.lineno for t in turns))} {actors}"
+        note.add(book.page(note, month), month, seg, line, [t.unit.id for t in turns], day)
     files: dict[str, str] = {}
     for note in touched.values():
         files.update(note.render())
@@ -602,7 +646,8 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
 
 
 def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any]) -> Note:
-    """One line per turn citing ``(line N)`` of the segment (its one source), key phrases, names, dates."""
+    """The segment's span, people, key phrases and names, and a line citing ``(line N)`` for each turn
+    that needs more than its raw line (the dates its relative times mean; its words under a skill)."""
     seg, turns = facts.segment, facts.turns
     units = facts.units
     when = units[0].time
@@ -622,6 +667,8 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
             nums = numbers(u.text)
             if nums:
                 extra.append("numbers: " + " ".join(nums))
+        if not (text or extra):
+            continue  # a bare pointer repeats the raw line's own id and speaker: the raw: line spans them
         tail = f" ({'; '.join(extra)})" if extra else ""
         rows.append(f"- {u.id} (line {t.lineno}) {u.actor}{text}{tail}")
     body = (
@@ -630,7 +677,7 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
         f"participants: {', '.join(facts.actors)}\n"
         f"key phrases: {', '.join(facts.phrases)}\n"
         + (f"names mentioned: {', '.join(facts.names)}\n" if facts.names else "")
-        + "\n## Turns\n" + "\n".join(rows)
+        + ("\n## Turns that need more than their raw line\n" + "\n".join(rows) if rows else "")
     )
     seg_dir = seg.rsplit("/", 2)[-2]
     return Note(f"{NOTES_DIR}/sessions/{seg_dir}.md", f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
@@ -675,9 +722,11 @@ def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) 
         f"Memory of {', '.join(actors) or 'this workspace'}; {timeline.total} segment(s), {span}.\n\n"
         "- `raw/<time>__<slug>/units.log`: the exact archive, one line per unit `ID | time | actor: text`.\n"
         "- `notes/timeline.md`: one line per segment, oldest first, with its key phrases.\n"
-        "- `notes/sessions/`: per segment: date, participants, key phrases, one line per turn (id, raw line).\n"
+        "- `notes/sessions/`: per segment: date, participants, key phrases, the turns whose relative dates "
+        "it resolves.\n"
         f"{folders}\n"
-        "- people/entities/topics notes list every raw line that mentions them as `date id (raw file:line)`.\n\n"
+        "- people/entities/topics notes: one line per session naming them, `date (raw file:line,line,...) speakers` "
+        "(unit ids in the front matter); past 8 mentions a summary and one page per month.\n\n"
         "Search: `hsearch WORDS` ranks raw lines (then notes) by relevance; `grep -rn WORD raw notes` for exact words.\n"
     )
 
@@ -800,21 +849,27 @@ class HeuristicManagerPolicy:
 
     def __init__(self) -> None:
         self.book: NoteBook | None = None
+        self.options: dict[str, bool | int] | None = None  # the skill library's, read at the first segment
 
-    def organize(self, manager: "Manager", segment: str, units: list[Unit]) -> None:
+    def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
         from horma.agents.trajectory import Trajectory
+        from horma.skills import heuristic_options
 
-        if self.book is None or self.book.ws is not manager.workspace:
-            self.book = NoteBook(manager.workspace)
-        traj = Trajectory(manager.workspace.trajectories, "manager", segment.split("/")[-2], segment=segment,
+        segment, units = task.segment, task.units
+        if self.book is None or self.book.ws is not agent.workspace:
+            self.book = NoteBook(agent.workspace)
+        if self.options is None:
+            self.options = heuristic_options(task.domain, root=task.skills_dir)
+        traj = Trajectory(agent.workspace.trajectories, "manager", segment.split("/")[-2], segment=segment,
                           policy=self.name, writer="host", units=len(units))
         try:
-            summary = organize(self.book, segment, units, manager.heuristic_options(), traj)
+            summary = organize(self.book, segment, units, self.options, traj)
         except BaseException:
             traj.end("error")
             raise
         traj.step("done", {}, json.dumps(summary, ensure_ascii=False))
         traj.end("done")
+        return Organized()
 
 
 __all__ = [

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from horma.agents.trajectory import Trajectory
 from horma.llm import LLM, ContextOverflow, LLMError, ToolCall, ToolSpec
@@ -27,6 +28,9 @@ from horma.llm.accounting import Cost, Meter
 from horma.llm.text_protocol import NO_ACTION
 from horma.sandbox import Sandbox, require_isolation
 from horma.workspace import WorkspaceError
+
+if TYPE_CHECKING:
+    from horma.config import Settings
 
 BASH = ToolSpec(
     name="bash",
@@ -73,8 +77,8 @@ class RunLimits:
     max_repeats: int = 3
 
     @classmethod
-    def from_config(cls, cfg) -> RunLimits:
-        """The ``agent.*`` settings of a :class:`horma.config.Config`."""
+    def from_config(cls, cfg: Settings) -> RunLimits:
+        """The ``agent.*`` settings of a :class:`horma.config.Settings`."""
         return cls(**{name: cfg.get(f"agent.{name}") for name in cls.__dataclass_fields__})
 
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from horma.agents.policies import SandboxedAgent, policy_names
+from horma.agents.policies import ManagerPolicy, Organized, OrganizeTask, SandboxedAgent, policy_names
 from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.record_contract import Conflict, sort_batch
@@ -71,6 +72,7 @@ class Manager(SandboxedAgent):
     """
 
     role = "manager"
+    impl: ManagerPolicy
     view = View.WRITE
 
     def __init__(
@@ -83,11 +85,13 @@ class Manager(SandboxedAgent):
         domain: str | None = None,
         allow_unsafe_local: bool = False,
         limits=None,
+        timeout: float | None = None,
+        skills_dir: str | os.PathLike[str] | None = None,
     ):
         super().__init__(workspace, policy, backend=backend, llm=llm, allow_unsafe_local=allow_unsafe_local,
-                         limits=limits)
+                         limits=limits, timeout=timeout)
         self.domain = domain
-        self._options: dict | None = None
+        self.skills_dir = skills_dir  # ``skills.dir``; None: the project's skills/
         self._organized: set[str] = set()
         self._log_offset = 0
         self._rels: dict = {}  # raw units file -> its workspace path (resolving it each record is slow)
@@ -283,18 +287,12 @@ class Manager(SandboxedAgent):
     def _organize(self, seg: str, units: list[Unit] | None = None) -> None:
         """Run the policy on one archived segment (under the writer lock); what it cost, the record's Meter sees."""
         units = self.segment_units(seg) if units is None else units
-        self.impl.organize(self, seg, units)
+        done = self.impl.organize(self, OrganizeTask(seg, units, self.domain, self.skills_dir))
+        if done.stopped is not None:
+            self._log("stopped", seg, **done.stopped)
         self._log("organized", seg, units=len(units), policy=self.policy)
         self._organized.add(seg)
         self._settled.add(seg)
-
-    def heuristic_options(self) -> dict:
-        """The zero-LLM options the skill library of this manager's domain sets (read once)."""
-        if self._options is None:
-            from horma.skills import heuristic_options
-
-            self._options = heuristic_options(self.domain)
-        return self._options
 
 
 class LLMManagerPolicy:
@@ -308,16 +306,18 @@ class LLMManagerPolicy:
     llm_driven = True
     needs_sandbox = True
 
-    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> None:
+    def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
         from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
         from horma.agents.retriever import sandbox_helpers
         from horma.llm import ToolSpec
         from horma.prompts import render_prompt
         from horma.skills import render_for_prompt
 
-        system = render_prompt("manager", skills=render_for_prompt(manager.domain), helpers=sandbox_helpers())
-        task = render_prompt("manager_task", segment=segment, time=units[0].time if units else "",
-                             units=[u.line() for u in units])
+        segment, units = task.segment, task.units
+        skills = render_for_prompt(task.domain, root=task.skills_dir)
+        system = render_prompt("manager", skills=skills, helpers=sandbox_helpers())
+        prompt = render_prompt("manager_task", segment=segment, time=units[0].time if units else "",
+                               units=[u.line() for u in units])
         done = Tool(
             ToolSpec(name="done",
                      description="Finish: the new segment is reflected in notes/ and INDEX.md.",
@@ -326,21 +326,23 @@ class LLMManagerPolicy:
                                  "required": []}),
             lambda args: ToolOutcome(f"done: {args.get('summary', '')}".strip(), finished=True),
         )
-        box = manager.sandbox
-        result = run_agent(manager.llm, box, role="manager", system=system, task=task, tools=[done],
-                           limits=manager.limits or RunLimits(), trajectory_dir=manager.workspace.trajectories,
-                           allow_unsafe_local=manager.allow_unsafe_local)
+        box = agent.sandbox
+        result = run_agent(agent.llm, box, role="manager", system=system, task=prompt, tools=[done],
+                           limits=agent.limits or RunLimits(), trajectory_dir=agent.workspace.trajectories,
+                           allow_unsafe_local=agent.allow_unsafe_local)
         if result.status == "llm_error":  # the model was never reached: nothing done, the next record retries
             raise WorkspaceError(f"{segment}: the manager stopped without finishing ({result.status}: "
                                  f"{result.error}); re-run to organize it again")
+        stopped = None
         if result.status != "done":
             # The model had its turn and used it up (a limit, its own format errors, a segment too big for its
             # context): a retry would do the same, so what it wrote is kept and indexed, and the stop is logged.
-            manager._log("stopped", segment, status=result.status, faults=result.faults,
-                         trajectory=manager.workspace.rel(result.trajectory))
+            stopped = {"status": result.status, "faults": result.faults,
+                       "trajectory": agent.workspace.rel(result.trajectory)}
         indexed = box.exec(f"cd {shlex.quote(box.home)} && hindex")  # hsearch must see what the model wrote
         if indexed.exit_code != 0:
             raise WorkspaceError(f"{segment}: indexing the new notes failed: {indexed.output.strip()[-300:]}")
+        return Organized(stopped)
 
 
 POLICIES = policy_names("manager")

@@ -10,27 +10,32 @@ differs between policies (whether an LLM drives them, whether they need a
 sandbox at all) is a class attribute of the policy, so no caller compares
 policy names.
 
-The registries map a name to a class, or to ``"module:Class"`` so a policy's
-module (and its dependencies) loads only when chosen, the way mini-swe-agent
-picks environments: one lookup, and an unknown name is one error that lists
-the choices. A user's own policy is one assignment away::
+The seam runs one way: a policy gets the agent's settings (a
+:class:`SandboxedAgent`) and its task, and returns a typed result
+(:class:`Organized`, :class:`Retrieval`) that the Manager or the Retriever
+applies: it never writes the manager's ingest log nor sets fields of the
+retriever's ``Recall``, so this module imports neither of them.
+
+The registries (:class:`horma.registry.Registry`) map a name to a class, or
+to ``"module:Class"`` so a policy's module (and its dependencies) loads only
+when chosen: one lookup, and an unknown name is one error that lists the
+choices. A user's own policy is one call away::
 
     from horma.agents.policies import MANAGER_POLICIES
-    MANAGER_POLICIES["mine"] = MyManagerPolicy    # then Memory(ws, manager="mine")
+    MANAGER_POLICIES.register("mine", MyManagerPolicy)    # then Memory(ws, manager="mine")
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+import os
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from horma.context import Context
 from horma.errors import BadArgument
-from horma.sandbox import Sandbox, View, open_for_agent
+from horma.registry import Registry
+from horma.sandbox import Limits, Sandbox, View, open_for_agent
 from horma.workspace import Unit, Workspace, WorkspaceError
-
-if TYPE_CHECKING:
-    from horma.agents.manager import Manager
-    from horma.agents.retriever import Recall, Retriever
 
 
 class PolicyError(WorkspaceError):
@@ -38,6 +43,36 @@ class PolicyError(WorkspaceError):
 
     code = BadArgument.code
     exit_code = BadArgument.exit_code
+
+
+@dataclass(frozen=True)
+class OrganizeTask:
+    """One archived segment for a manager policy to organize, with the skill library its notes follow."""
+
+    segment: str  # workspace path of the segment's units file
+    units: list[Unit]
+    domain: str | None = None  # the skill domain (``policies.domain``)
+    skills_dir: str | os.PathLike[str] | None = None  # the library (``skills.dir``); None: the project's
+
+
+@dataclass
+class Organized:
+    """What a manager policy did: the Manager logs it (the policy never writes the ingest log); what it cost,
+    the Manager's Meter measures."""
+
+    # a run that ended before ``done`` (a limit, its format errors): status, faults, trajectory; logged "stopped"
+    stopped: dict[str, Any] | None = None
+
+
+@dataclass
+class Retrieval:
+    """How a retriever policy filled its context: the Retriever puts it on the Recall it returns (what it cost,
+    the Retriever's Meter measures)."""
+
+    steps: int = 0
+    trace: str | None = None  # workspace-relative trajectory path
+    stop: str = "done"  # done, or the limit or fault that ended the run
+    faults: dict[str, int] = field(default_factory=dict)
 
 
 @runtime_checkable
@@ -55,8 +90,8 @@ class ManagerPolicy(Protocol):
     llm_driven: ClassVar[bool]
     needs_sandbox: ClassVar[bool]
 
-    def organize(self, manager: Manager, segment: str, units: list[Unit]) -> None:
-        """Reflect ``segment`` in ``notes/``, ``INDEX.md`` and the search index (the caller meters the cost)."""
+    def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
+        """Reflect the task's segment in ``notes/``, ``INDEX.md`` and the search index."""
         ...
 
 
@@ -67,48 +102,38 @@ class RetrieverPolicy(Protocol):
     name: ClassVar[str]
     llm_driven: ClassVar[bool]
 
-    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
-        """Select into ``context``; set its ``steps``, ``llm_calls`` and ``trace``."""
+    def retrieve(self, agent: SandboxedAgent, sandbox: Sandbox, context: Context) -> Retrieval:
+        """Select into ``context`` (its query, budget and date say what is asked); say how it went."""
         ...
 
 
-# name -> class, or "module:Class" imported on first use
-MANAGER_POLICIES: dict[str, Any] = {
-    "heuristic": "horma.agents.heuristic_manager:HeuristicManagerPolicy",
-    "llm": "horma.agents.manager:LLMManagerPolicy",
-}
-RETRIEVER_POLICIES: dict[str, Any] = {
-    "heuristic": "horma.agents.retriever:NavigatorPolicy",
-    "llm": "horma.agents.retriever:LLMRetrieverPolicy",
-}
-_REGISTRIES = {"manager": MANAGER_POLICIES, "retriever": RETRIEVER_POLICIES}
+MANAGER_POLICIES: Registry[type[ManagerPolicy]] = Registry("manager policy", PolicyError)
+MANAGER_POLICIES.register("heuristic", "horma.agents.heuristic_manager:HeuristicManagerPolicy")
+MANAGER_POLICIES.register("llm", "horma.agents.manager:LLMManagerPolicy")
+RETRIEVER_POLICIES: Registry[type[RetrieverPolicy]] = Registry("retriever policy", PolicyError)
+RETRIEVER_POLICIES.register("heuristic", "horma.agents.retriever:NavigatorPolicy")
+RETRIEVER_POLICIES.register("llm", "horma.agents.retriever:LLMRetrieverPolicy")
+_REGISTRIES: dict[str, Registry[type[ManagerPolicy]] | Registry[type[RetrieverPolicy]]] = {
+    "manager": MANAGER_POLICIES, "retriever": RETRIEVER_POLICIES}
 
 
 def policy_names(role: str) -> tuple[str, ...]:
-    """The names a ``role`` (``manager`` or ``retriever``) may be given, sorted."""
-    return tuple(sorted(_REGISTRIES[role]))
+    """The names a ``role`` (``manager`` or ``retriever``) may be given, in registration order."""
+    return _REGISTRIES[role].names()
 
 
 def shared_policy_names() -> tuple[str, ...]:
     """Names valid for both roles: what ``--policy`` (one name for manager and retriever) accepts."""
-    return tuple(sorted(set(MANAGER_POLICIES) & set(RETRIEVER_POLICIES)))
+    return tuple(n for n in MANAGER_POLICIES.names() if n in RETRIEVER_POLICIES)
 
 
-def policy_class(role: str, name: str, label: str | None = None) -> type:
+def policy_class(role: str, name: str, label: str | None = None) -> type[ManagerPolicy] | type[RetrieverPolicy]:
     """The policy class registered as ``name`` for ``role``; PolicyError listing the choices if none.
 
     ``label`` words the error for the caller (the CLI says ``manager`` after
     ``--manager``; the library says ``manager policy``).
     """
-    registry = _REGISTRIES[role]
-    entry = registry.get(name) if isinstance(name, str) else None
-    if entry is None:
-        raise PolicyError(f"unknown {label or role + ' policy'} {name!r}; "
-                          f"choose one of {', '.join(policy_names(role))}")
-    if isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = registry[name] = getattr(importlib.import_module(module), attr)
-    return entry
+    return _REGISTRIES[role].get(name, label)
 
 
 def shared_policy_llm_driven(name: str) -> bool:
@@ -133,7 +158,7 @@ class SandboxedAgent:
     view: ClassVar[View]
 
     def __init__(self, workspace: Workspace, policy: str = "heuristic", *, backend: str = "auto", llm=None,
-                 allow_unsafe_local: bool = False, limits=None):
+                 allow_unsafe_local: bool = False, limits=None, timeout: float | None = None):
         cls = policy_class(self.role, policy)
         if cls.llm_driven and llm is None:
             raise PolicyError(f"the {policy} {self.role} needs an LLM (pass llm=... or --llm SPEC)")
@@ -144,6 +169,7 @@ class SandboxedAgent:
         self.llm = llm
         self.allow_unsafe_local = allow_unsafe_local
         self.limits = limits
+        self.timeout = timeout  # seconds per sandbox command (``sandbox.timeout``); None: the sandbox's default
         self._sandbox: Sandbox | None = None
 
     @property
@@ -153,6 +179,7 @@ class SandboxedAgent:
             self._sandbox = open_for_agent(
                 self.workspace.root, self.backend, self.view,
                 llm_driven=self.impl.llm_driven, allow_unsafe_local=self.allow_unsafe_local,
+                limits=Limits(timeout=self.timeout) if self.timeout is not None else None,
             )
         return self._sandbox
 
@@ -180,7 +207,10 @@ __all__ = [
     "MANAGER_POLICIES",
     "RETRIEVER_POLICIES",
     "ManagerPolicy",
+    "OrganizeTask",
+    "Organized",
     "PolicyError",
+    "Retrieval",
     "RetrieverPolicy",
     "SandboxedAgent",
     "policy_class",

@@ -18,7 +18,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from horma.agents.policies import SandboxedAgent, policy_names
+from horma.agents.policies import Retrieval, RetrieverPolicy, SandboxedAgent, policy_names
 from horma.context import Context
 from horma.llm.accounting import Cost, Meter
 from horma.resources import SANDBOX_BIN
@@ -117,6 +117,7 @@ class Retriever(SandboxedAgent):
     """
 
     role = "retriever"
+    impl: RetrieverPolicy
     view = View.READ
 
     def recall(self, query: str, budget: int = 1000, asked: str | None = None) -> Recall:
@@ -126,7 +127,9 @@ class Retriever(SandboxedAgent):
         meter = Meter(self.llm, self.sandbox_commands)
         box.exec(f"cd {shlex.quote(box.home)}")
         ctx = Recall(query=query, budget=budget, workspace=self.workspace, asked=asked)
-        self.impl.retrieve(self, box, ctx)
+        got = self.impl.retrieve(self, box, ctx)
+        ctx.steps, ctx.trace = got.steps, got.trace
+        ctx.stop, ctx.faults = got.stop, got.faults
         ctx.cost = meter.cost()
         return ctx
 
@@ -137,11 +140,11 @@ class NavigatorPolicy:
     name = "heuristic"
     llm_driven = False
 
-    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
+    def retrieve(self, agent: SandboxedAgent, sandbox: Sandbox, context: Context) -> Retrieval:
         from horma.agents.navigator import navigate
         from horma.agents.trajectory import Trajectory
 
-        ws = retriever.workspace
+        ws = agent.workspace
         traj = Trajectory(ws.trajectories, "retriever", context.query, policy=self.name,
                           budget=context.budget, backend=sandbox.backend)
         try:
@@ -149,9 +152,8 @@ class NavigatorPolicy:
         except BaseException:
             traj.end("error")
             raise
-        context.steps = traj.steps
         traj.end("done", tokens=context.tokens, refs=context.refs)
-        context.trace = ws.rel(traj.path)
+        return Retrieval(steps=traj.steps, trace=ws.rel(traj.path))
 
 
 class LLMRetrieverPolicy:
@@ -160,22 +162,20 @@ class LLMRetrieverPolicy:
     name = "llm"
     llm_driven = True
 
-    def retrieve(self, retriever: Retriever, sandbox: Sandbox, context: Recall) -> None:
+    def retrieve(self, agent: SandboxedAgent, sandbox: Sandbox, context: Context) -> Retrieval:
         from horma.agents.loop import RunLimits, run_agent
         from horma.sandbox.views import index_dir
         from horma.vectors import nearest_lines
 
         ctx = context
-        near = nearest_lines(str(index_dir(retriever.workspace.root)), ctx.query, NEAR_IN_PROMPT)
+        near = nearest_lines(str(index_dir(agent.workspace.root)), ctx.query, NEAR_IN_PROMPT)
         system, task = retriever_prompts(ctx.query, ctx.budget, near=near, asked=ctx.asked)
-        result = run_agent(retriever.llm, sandbox, role="retriever", system=system, task=task,
+        result = run_agent(agent.llm, sandbox, role="retriever", system=system, task=task,
                            tools=retriever_tools(sandbox, ctx),
-                           limits=retriever.limits or RunLimits(), trajectory_dir=retriever.workspace.trajectories,
-                           allow_unsafe_local=retriever.allow_unsafe_local,
+                           limits=agent.limits or RunLimits(), trajectory_dir=agent.workspace.trajectories,
+                           allow_unsafe_local=agent.allow_unsafe_local,
                            meta={"policy": self.name, "query": ctx.query, "budget": ctx.budget})
-        ctx.steps = result.steps
-        ctx.stop, ctx.faults = result.status, result.faults
-        ctx.trace = retriever.workspace.rel(result.trajectory)
+        return Retrieval(result.steps, agent.workspace.rel(result.trajectory), result.status, result.faults)
 
 
 NEAR_IN_PROMPT = 8  # lines nearest the query in meaning that the LLM retriever's task names

@@ -38,9 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from horma.config import Settings, load_config
 from horma.core.text import TOKEN_PATTERN, count_tokens
 from horma.errors import BadArgument
 from horma.llm.accounting import Cost
+from horma.registry import Registry
 from horma.workspace import Unit
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule
@@ -68,28 +70,21 @@ class Retrieved:
 
 @dataclass(frozen=True)
 class MethodOptions:
-    """Settings a method may use; plain values so they travel to worker processes.
+    """What a method is built with: horma's settings, and ``extra`` options of a user's own method.
 
-    ``manager`` and ``retriever`` pick horma's policy for each role by its
-    registered name (``heuristic`` or ``llm``; see ``horma.agents.policies``),
-    so a trained retriever can be measured over heuristic notes; ``llm`` is
-    the model spec the LLM-driven ones use, built with the settings (keys,
-    timeouts) of the config file ``config`` (None: the default config lookup).
-    ``extra`` carries options of a user's own method.
+    The settings are the one model every entry point reads (:class:`horma.config.Settings`), resolved
+    once in the parent process and pickled to the workers: ``policies.manager`` and
+    ``policies.retriever`` pick horma's policy for each role by its registered name, so a trained
+    retriever can be measured over heuristic notes, and ``models.<role>`` is the model an LLM-driven
+    one uses.
     """
 
-    manager: str = "heuristic"
-    retriever: str = "heuristic"
-    llm: str | None = None
-    sandbox: str = "auto"
-    allow_unsafe_local: bool = False
-    domain: str | None = None
-    config: str | None = None
+    settings: Settings = field(default_factory=load_config)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def policies(self) -> dict[str, str]:
         """The chosen policy name of each role."""
-        return {"manager": self.manager, "retriever": self.retriever}
+        return {"manager": self.settings.policies.manager, "retriever": self.settings.policies.retriever}
 
 
 class MemoryMethod:
@@ -110,7 +105,7 @@ class MemoryMethod:
 
     @classmethod
     def llm_roles(cls, options: MethodOptions) -> list[str]:
-        """The roles whose chosen policy an LLM drives: the method needs ``options.llm`` for them.
+        """The roles whose chosen policy an LLM drives: the method needs a model (``models.<role>``) for them.
 
         An unknown policy name, or a non-heuristic policy for a role this
         method does not run, is a MethodError rather than silently ignored.
@@ -157,21 +152,21 @@ class MemoryMethod:
         self.close()
 
 
-METHODS: dict[str, type[MemoryMethod]] = {}
+METHODS: Registry[type[MemoryMethod]] = Registry("method", MethodError, hint=" or give package.module:Class")
 
 
 def register_method(cls: type[MemoryMethod]) -> type[MemoryMethod]:
     """Class decorator: make ``cls`` available by its ``name``."""
     if not cls.name:
         raise MethodError(f"{cls.__name__}: a method needs a non-empty `name`")
-    METHODS[cls.name] = cls
+    METHODS.register(cls.name, cls)
     return cls
 
 
 def method_class(name: str) -> type[MemoryMethod]:
     """A registered method by name, or ``package.module:ClassName`` for a user's own."""
     if name in METHODS:
-        return METHODS[name]
+        return METHODS.get(name)
     if ":" in name:
         module, _, attr = name.partition(":")
         try:
@@ -181,7 +176,7 @@ def method_class(name: str) -> type[MemoryMethod]:
         if not (isinstance(cls, type) and issubclass(cls, MemoryMethod)):
             raise MethodError(f"method {name!r} is not a subclass of horma.bench.methods.MemoryMethod")
         return cls
-    raise MethodError(f"unknown method {name!r}; choose one of {', '.join(METHODS)} or give package.module:Class")
+    return METHODS.get(name)  # the error listing the methods
 
 
 def make_method(name: str, workdir: Path, options: MethodOptions | None = None) -> MemoryMethod:
@@ -340,26 +335,19 @@ class WorkspaceMethod(MemoryMethod):
 
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         super().__init__(workdir, options)
+        from horma.config import ConfigError
+        from horma.llm import LLMError
         from horma.memory import Memory
 
         o = self.options
         llm_roles = self.llm_roles(o)
-        if llm_roles and not o.llm:
-            raise MethodError(f"method {self.name} with the {o.policies()[llm_roles[0]]} {llm_roles[0]} "
-                              "needs a model (--memory-llm SPEC)")
-        llm = limits = None
-        if llm_roles:
-            from horma.agents.loop import RunLimits
-            from horma.config import load_config
-
-            cfg = load_config(o.config)
-            llm = cfg.llm("retriever", o.llm)
-            # the config's agent limits, as `horma ingest` and `horma recall` use them
-            limits = RunLimits.from_config(cfg)
         self._ingest: ExitStack | None = None
-        self.memory = Memory(self.workdir / "workspace", manager=o.manager, retriever=o.retriever,
-                             sandbox=o.sandbox, llm=llm, domain=o.domain, allow_unsafe_local=o.allow_unsafe_local,
-                             limits=limits)
+        try:
+            self.memory = Memory(self.workdir / "workspace", settings=o.settings)
+        except (LLMError, ConfigError) as exc:
+            role = llm_roles[0] if llm_roles else "manager"
+            raise MethodError(f"method {self.name} with the {o.policies()[role]} {role} needs a model "
+                              f"(--memory-llm SPEC): {exc}") from None
 
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
         if self._ingest is None:  # the records up to ready() are one manager run: one notes-history commit

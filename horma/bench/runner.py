@@ -56,10 +56,10 @@ class Task(Protocol):
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Everything a task needs besides itself; plain values, so it pickles to workers.
+    """Everything a task needs besides itself; it pickles to workers, settings included.
 
     ``llm`` is the primary agent's model spec and ``judge`` the judge's;
-    ``None`` falls back to the config's ``models.<role>``.
+    ``None`` falls back to the settings' ``models.<role>`` (``options.settings``).
     """
 
     method: str
@@ -69,25 +69,31 @@ class RunSettings:
     llm: str | None = None
     judge: str | None = None
     options: MethodOptions = field(default_factory=MethodOptions)
-    config: str | None = None
     max_steps: int = 50  # agent benchmarks: the horizon
 
     @property
     def workdir(self) -> Path:
         return self.out / "work"
 
-    def make_llm(self, role: str, spec: str | None):
-        """The model for ``role``, built from the config (keys, timeouts) in this process."""
-        from horma.config import load_config
-
-        return load_config(self.config).llm(role, spec)
+    def make_llm(self, role: str, spec: str | None) -> Any:
+        """The model for ``role``, built from the settings (keys, timeouts) in this process."""
+        return self.options.settings.llm_for(role, spec)
 
     def identity(self) -> dict[str, Any]:
         """What must match for a resumed run to continue this one."""
         return {"method": self.method, "budget": self.budget, "retrieval_only": self.retrieval_only,
                 "llm": None if self.retrieval_only else self.llm,
                 "judge": None if self.retrieval_only else self.judge,
-                **self.options.policies(), "memory_llm": self.options.llm, "max_steps": self.max_steps}
+                **self.options.policies(), "memory_llm": self.memory_llm(), "max_steps": self.max_steps}
+
+    def memory_llm(self) -> str | None:
+        """The model spec horma's LLM-driven policies use (None when both are heuristic): part of a run's
+        identity, so a resumed run never mixes two models' results."""
+        from horma.agents.policies import policy_class
+
+        specs = {self.options.settings.model(role) for role, name in self.options.policies().items()
+                 if policy_class(role, name).llm_driven}
+        return ", ".join(sorted(specs)) or None
 
 
 @dataclass

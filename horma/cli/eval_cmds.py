@@ -66,9 +66,9 @@ def _names(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def _policies(policy: str | None, manager: str | None, retriever: str | None) -> dict[str, str]:
+def _policies(policy: str | None, manager: str | None, retriever: str | None) -> dict[str, str | None]:
     """The manager's and the retriever's policy, each its own option, so a trained retriever can
-    run over heuristic notes; ``--policy`` stays the shorthand for both."""
+    run over heuristic notes; ``--policy`` stays the shorthand for both. None: as the settings say."""
     from horma.agents.policies import policy_class
 
     chosen = {"manager": manager, "retriever": retriever}
@@ -78,14 +78,15 @@ def _policies(policy: str | None, manager: str | None, retriever: str | None) ->
             if name is not None and name != policy:
                 raise BadArgument(f"--policy {policy} sets the {role} too, so it conflicts with --{role} {name}; "
                                   "give --policy alone, or --manager and --retriever")
-    chosen = {role: name or policy or "heuristic" for role, name in chosen.items()}
+    chosen = {role: name or policy for role, name in chosen.items()}
     for role, name in chosen.items():
-        policy_class(role, name, label=f"--{role}")  # an unknown name is a PolicyError, a bad_argument
+        if name is not None:
+            policy_class(role, name, label=f"--{role}")  # an unknown name is a PolicyError, a bad_argument
     return chosen
 
 
 def _settings(bench: str, method: str, budget: int | None, default_budget: int, llm: str | None,
-              judge: str | None, out: Path | None, retrieval_only: bool, policies: dict[str, str],
+              judge: str | None, out: Path | None, retrieval_only: bool, policies: dict[str, str | None],
               memory_llm: str | None, backend: str | None, unsafe_local: bool, config: Path | None, domain: str,
               **extra: Any):
     """Validate the common options and build the run settings; raises a HormaError on bad input."""
@@ -99,23 +100,25 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
     budget = default_budget if budget is None else budget
     cls = method_class(method)
     cls.check()
-    cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None})
-    llm_roles = cls.llm_roles(MethodOptions(**policies))
-    mem_spec = (memory_llm or llm or cfg.model("retriever")) if llm_roles else None
-    options = MethodOptions(**policies, llm=mem_spec,
-                            sandbox=cfg.get("sandbox.backend"), allow_unsafe_local=bool(cfg.get("sandbox.unsafe_local")),
-                            domain=domain, config=str(config) if config else None)
+    cfg = load_config(config, {
+        "sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None,
+        "policies.manager": policies["manager"], "policies.retriever": policies["retriever"],
+        "policies.domain": domain,
+        # one model for both memory roles when named: --memory-llm, else the primary's --llm
+        "models.manager": memory_llm or llm, "models.retriever": memory_llm or llm})
+    options = MethodOptions(cfg)
+    llm_roles = cls.llm_roles(options)
     default_out = Path("runs") / f"{bench}-{method.replace(':', '_').replace('/', '_')}-{budget}"
     if retrieval_only:
         default_out = default_out.with_name(default_out.name + "-retrieval")
     settings = RunSettings(method=method, budget=budget, out=out or default_out, retrieval_only=retrieval_only,
                            llm=llm or (None if retrieval_only else cfg.model("primary")),
-                           judge=judge, options=options, config=str(config) if config else None, **extra)
+                           judge=judge, options=options, **extra)
     try:
-        if llm_roles:
-            settings.make_llm("retriever", mem_spec)
+        for role in llm_roles:
+            settings.make_llm(role, None)
     except (LLMError, ConfigError) as exc:
-        needs = " and ".join(f"the {policies[role]} {role}" for role in llm_roles)
+        needs = " and ".join(f"the {options.policies()[role]} {role}" for role in llm_roles)
         raise type(exc)(f"{needs} needs a model (--memory-llm SPEC): {exc}") from exc
     try:
         if not retrieval_only:

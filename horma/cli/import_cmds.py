@@ -59,7 +59,7 @@ def _command(name: str):
         export: Path = typer.Argument(..., help=imp.what[0].upper() + imp.what[1:] + "."),
         workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
         me: str = typer.Option("me", "--me", help="Your name as the speaker of your own messages (people/<me>.md)."),
-        manager: str = MANAGER_OPT,
+        manager: str | None = MANAGER_OPT,
         llm: str | None = LLM_OPT,
         backend: str | None = BACKEND_OPT,
         unsafe_local: bool = UNSAFE_OPT,
@@ -67,12 +67,10 @@ def _command(name: str):
         json_out: bool = JSON_OPT,
     ) -> None:
         got = imp.load(export, me)
-        run_with = setup(config, backend, unsafe_local)
-        model = run_with.llm("manager", llm) if check_policy("manager", manager, run_with) else None
+        run_with = setup(config, backend, unsafe_local, {"policies.manager": manager})
+        model = run_with.llm("manager", llm) if check_policy("manager", run_with) else None
         totals = IngestTotals()
-        with progress_bar() as progress, Memory(workspace, manager=manager, sandbox=run_with.backend, llm=model,
-                                             allow_unsafe_local=run_with.unsafe_local,
-                                             limits=run_with.limits) as mem:
+        with progress_bar() as progress, Memory(workspace, llm=model, settings=run_with.settings) as mem:
             ingest_segments(mem, got.segments, f"{name}:{export}", progress, export.name, totals)
         d = summary(name, got, totals, str(workspace))
         if json_out:

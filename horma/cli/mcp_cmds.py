@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from horma.cli.common import err_console, shown
+from horma.cli.options import DOMAIN_OPT, MANAGER_OPT, RETRIEVER_OPT
 from horma.errors import BadArgument, MissingExtra
 
 MISSING_MCP = "the MCP server needs the mcp extra: pip install -e '.[mcp]'"
@@ -75,23 +76,27 @@ def mcp(
     http: str | None = typer.Option(None, "--http", help="Serve streamable HTTP at HOST:PORT (endpoint /mcp) "
                                                          "instead of stdio."),
     allow_remote: bool = typer.Option(False, "--allow-remote", help="Allow --http on a non-loopback address."),
-    max_body: int = typer.Option(4, "--max-body", min=1, max=1024,
-                                 help="With --http: the largest request body in MiB; a larger one is answered "
-                                      "with a JSON-RPC error for that call, and the session goes on."),
-    manager: str = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm."),
-    retriever: str = typer.Option("heuristic", "--retriever", "-r", help="Recall policy: heuristic (no LLM) or llm."),
+    max_body: int | None = typer.Option(None, "--max-body", min=1, max=1024,
+                                        help="With --http: the largest request body in MiB (default: mcp.max_body, "
+                                             "4); a larger one is answered with a JSON-RPC error for that call, and "
+                                             "the session goes on."),
+    manager: str | None = MANAGER_OPT,
+    retriever: str | None = RETRIEVER_OPT,
     llm: str | None = typer.Option(None, "--llm", help="Model spec for LLM policies, e.g. openai:gpt-4o-mini."),
     backend: str | None = typer.Option(None, "--backend", "-b", help="Sandbox: auto, docker, bwrap or local "
                                                                      "(default: config, auto)."),
-    domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
+    domain: str | None = DOMAIN_OPT,
     unsafe_local: bool = typer.Option(False, "--unsafe-local", help="Let the client's run and search commands (and "
                                                                     "LLM agents) use the local sandbox: no isolation."),
-    run_timeout: float = typer.Option(10.0, "--run-timeout", min=0.1, max=600,
-                                      help="Seconds a client's run or search command may take."),
-    max_open: int = typer.Option(16, "--max-open", min=1, help="Workspaces kept open at once (sandboxes, memory); "
-                                                               "the least recently used idle one is closed past it."),
-    idle_close: float = typer.Option(900.0, "--idle-close", min=0, help="Seconds after which an idle workspace is "
-                                                                        "closed (0: never); its next call reopens it."),
+    run_timeout: float | None = typer.Option(None, "--run-timeout", min=0.1, max=600,
+                                             help="Seconds a client's run or search command may take "
+                                                  "(default: mcp.run_timeout, 10)."),
+    max_open: int | None = typer.Option(None, "--max-open", min=1,
+                                        help="Workspaces kept open at once (sandboxes, memory); the least recently "
+                                             "used idle one is closed past it (default: mcp.max_open, 16)."),
+    idle_close: float | None = typer.Option(None, "--idle-close", min=0,
+                                            help="Seconds after which an idle workspace is closed (0: never); its "
+                                                 "next call reopens it (default: mcp.idle_close, 900)."),
     config: Path | None = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or "
                                                                     "~/.config/horma/config.yaml)."),
     print_config: bool = typer.Option(False, "--print-config", help="Print the JSON a desktop client needs to start "
@@ -127,7 +132,6 @@ def mcp(
         raise MissingExtra(MISSING_MCP) from None
     from horma.cli.memory_cmds import check_policy, setup
     from horma.mcp_server import Options, Workspaces, build_server
-    from horma.server_pool import PoolLimits
 
     if (workspace is None) == (root is None):
         raise BadArgument("name one workspace folder, or serve a folder of workspaces with --root DIR")
@@ -138,15 +142,15 @@ def mcp(
         raise BadArgument("--unsafe-local cannot be combined with --root: the local sandbox cannot keep workspaces "
                           "apart")
     host, port = parse_http(http, allow_remote) if http else ("127.0.0.1", 8000)
-    run = setup(config, backend, unsafe_local)
+    run = setup(config, backend, unsafe_local, {
+        "policies.manager": manager, "policies.retriever": retriever, "policies.domain": domain,
+        "mcp.run_timeout": run_timeout, "mcp.max_open": max_open, "mcp.idle_close": idle_close,
+        "mcp.max_body": max_body})
     model = None
-    if check_policy("manager", manager, run) | check_policy("retriever", retriever, run):
+    if check_policy("manager", run) | check_policy("retriever", run):
         model = run.llm("manager", llm)
-    options = Options(backend=run.backend, manager=manager, retriever=retriever, llm=model, domain=domain,
-                      unsafe_local=run.unsafe_local, limits=run.limits, run_timeout=run_timeout,
-                      pool=PoolLimits(max_open, idle_close or None))
-    spaces = Workspaces(options, workspace=workspace, root=root, fixed=fixed)
-    server = build_server(spaces, host=host, port=port, max_body=max_body * 1024 * 1024)
+    spaces = Workspaces(Options(run.settings, model), workspace=workspace, root=root, fixed=fixed)
+    server = build_server(spaces, host=host, port=port, max_body=run.settings.mcp.max_body * 1024 * 1024)
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp" if http else "stdio"
     err_console.print(f"horma mcp: serving {shown(what)} over {shown(where)} ({run.backend} sandbox)",

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from horma.agents.loop import RunLimits
 from horma.agents.policies import policy_class
 from horma.agents.retriever import Recall, check_query
 from horma import trajectory_store
@@ -25,18 +25,22 @@ from horma.agents.trajectory import read_trajectory
 from horma.cli.common import console, demo_folder, err_console, plain, plural, shown
 from horma.cli.options import (
     BACKEND_OPT,
+    BUDGET_OPT,
     CONFIG_OPT,
+    DOMAIN_OPT,
     JSON_OPT,
     LLM_OPT,
     MANAGER_OPT,
+    RETRIEVER_OPT,
     UNSAFE_OPT,
     progress_bar,
 )
-from horma.config import Config, load_config
+from horma.config import Settings, load_config
 from horma.errors import NotFound
 from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.resources import EXAMPLES
+from horma.sandbox import resolve_backend
 from horma.sources import Segment
 from horma.workspace import Workspace, WorkspaceError
 
@@ -60,49 +64,41 @@ def register(app: typer.Typer) -> None:
 
 
 # -- shared checks -------------------------------------------------------------
-def effective_backend(backend: str) -> str:
-    """The backend ``auto`` resolves to, or the named one if it can start here; else one error line."""
-    from horma.sandbox import BACKENDS, SandboxError, check_backends
-
-    if backend != "auto" and backend not in BACKENDS:
-        raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")
-    status = {s.name: s for s in check_backends()}
-    if backend == "auto":
-        return next((n for n in ("docker", "bwrap") if status[n].available), "local")
-    if not status[backend].available:
-        raise SandboxError(f"sandbox backend {backend} is not available: {status[backend].reason}")
-    return backend
-
-
 @dataclass
 class Setup:
-    """What a command runs with: the config (defaults < file < env < flags) resolved once."""
+    """What a command runs with: the settings (defaults < file < env < flags) resolved once, the backend
+    resolved (never ``auto``), so every Memory the command opens uses the same sandbox."""
 
-    config: Config
-    backend: str  # resolved: never "auto"
-    unsafe_local: bool
+    settings: Settings
 
     @property
-    def limits(self) -> RunLimits:
-        return RunLimits.from_config(self.config)
+    def backend(self) -> str:
+        return self.settings.sandbox.backend
 
-    def llm(self, role: str, spec: str | None):
-        """The model for a role: ``--llm`` or the config's ``models.<role>``; LLMError when unusable."""
-        return self.config.llm(role, spec)
+    @property
+    def unsafe_local(self) -> bool:
+        return self.settings.sandbox.unsafe_local
+
+    def llm(self, role: str, spec: str | None) -> Any:
+        """The model for a role: ``--llm`` or the settings' ``models.<role>``; LLMError when unusable."""
+        return self.settings.llm_for(role, spec)
 
 
-def setup(config: Path | None, backend: str | None, unsafe_local: bool) -> Setup:
-    cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None})
+def setup(config: Path | None, backend: str | None, unsafe_local: bool, flags: dict[str, Any] | None = None) -> Setup:
+    """The settings of a command: its ``--config`` file, then the environment, then its flags (dotted keys)."""
+    cfg = load_config(config, {"sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None,
+                               **(flags or {})})
     trajectory_store.configure_from(cfg)
-    return Setup(cfg, effective_backend(cfg.get("sandbox.backend")), bool(cfg.get("sandbox.unsafe_local")))
+    resolved = resolve_backend(cfg.sandbox.backend)
+    return Setup(cfg.override({"sandbox.backend": resolved}, source=cfg.sources["sandbox.backend"]))
 
 
-def check_policy(role: str, policy: str, run: Setup) -> bool:
+def check_policy(role: str, run: Setup) -> bool:
     """Refuse an unknown policy, or an LLM policy in an unisolated sandbox, before anything runs.
 
-    Returns whether an LLM drives the policy (then the command builds a model for it).
+    Returns whether an LLM drives the role's policy (then the command builds a model for it).
     """
-    llm_driven = policy_class(role, policy, label=role).llm_driven
+    llm_driven = policy_class(role, run.settings.get(f"policies.{role}"), label=role).llm_driven
     if llm_driven and run.backend == "local" and not run.unsafe_local:
         raise WorkspaceError(
             f"refusing to run an LLM {role} in the local sandbox (no isolation): "
@@ -166,10 +162,10 @@ def ingest_locomo(
     path: Path = typer.Argument(..., help="A LoCoMo file (locomo10.json format)."),
     workspace: Path = typer.Option(..., "--workspace", "-w", help="Folder holding one workspace per conversation."),
     sample: list[str] = typer.Option([], "--sample", "-s", help="Only these sample ids (repeatable)."),
-    manager: str = MANAGER_OPT,
+    manager: str | None = MANAGER_OPT,
     llm: str | None = LLM_OPT,
     backend: str | None = BACKEND_OPT,
-    domain: str = typer.Option("locomo", "--domain", help="Skill domain for the manager's policy."),
+    domain: str = typer.Option("locomo", "--domain", help="Skill domain for the manager's policy (policies.domain)."),
     unsafe_local: bool = UNSAFE_OPT,
     config: Path | None = CONFIG_OPT,
     json_out: bool = JSON_OPT,
@@ -192,8 +188,8 @@ def ingest_locomo(
         convs = [c for c in convs if c.sample_id in set(sample)]
     if workspace.exists() and not workspace.is_dir():
         raise WorkspaceError(f"{workspace}: exists and is not a directory")
-    run = setup(config, backend, unsafe_local)
-    model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager, "policies.domain": domain})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
     for conv in convs:  # refuse a non-workspace folder in the way before writing any
         target = workspace / conv.sample_id
         if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
@@ -202,8 +198,7 @@ def ingest_locomo(
     with progress_bar() as progress:
         for conv in convs:
             segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
-            with Memory(workspace / conv.sample_id, manager=manager, sandbox=run.backend, llm=model,
-                        domain=domain, allow_unsafe_local=run.unsafe_local, limits=run.limits) as mem:
+            with Memory(workspace / conv.sample_id, llm=model, settings=run.settings) as mem:
                 ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
     _print_totals(totals, str(workspace), json_out)
 
@@ -212,10 +207,10 @@ def ingest_locomo(
 def ingest_jsonl(
     path: Path = typer.Argument(..., help='Units as JSON lines: {"id", "time", "actor", "text"} (+ optional "session").'),
     workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
-    manager: str = MANAGER_OPT,
+    manager: str | None = MANAGER_OPT,
     llm: str | None = LLM_OPT,
     backend: str | None = BACKEND_OPT,
-    domain: str | None = typer.Option(None, "--domain", help="Skill domain for the manager's policy."),
+    domain: str | None = DOMAIN_OPT,
     unsafe_local: bool = UNSAFE_OPT,
     config: Path | None = CONFIG_OPT,
     json_out: bool = JSON_OPT,
@@ -227,12 +222,10 @@ def ingest_jsonl(
     from horma.sources.jsonl import load_jsonl
 
     segments = load_jsonl(path)
-    run = setup(config, backend, unsafe_local)
-    model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager, "policies.domain": domain})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
     totals = IngestTotals()
-    with progress_bar() as progress, Memory(workspace, manager=manager, sandbox=run.backend, llm=model,
-                                         domain=domain, allow_unsafe_local=run.unsafe_local,
-                                         limits=run.limits) as mem:
+    with progress_bar() as progress, Memory(workspace, llm=model, settings=run.settings) as mem:
         ingest_segments(mem, segments, str(path), progress, path.name, totals)
     _print_totals(totals, str(workspace), json_out)
 
@@ -266,22 +259,21 @@ def _faults(faults: dict[str, int]) -> str:
 
 
 @contextmanager
-def _reader(workspace: Path, query: str, budget: int, retriever: str, llm: str | None, run: Setup) -> Iterator[Memory]:
-    check_query(query, budget)
+def _reader(workspace: Path, query: str, llm: str | None, run: Setup) -> Iterator[Memory]:
+    check_query(query, run.settings.recall.budget)
     ws = Workspace.open(workspace)
-    model = run.llm("retriever", llm) if check_policy("retriever", retriever, run) else None
-    with Memory(ws, retriever=retriever, sandbox=run.backend, llm=model, allow_unsafe_local=run.unsafe_local,
-                limits=run.limits) as mem:
+    model = run.llm("retriever", llm) if check_policy("retriever", run) else None
+    with Memory(ws, llm=model, settings=run.settings) as mem:
         yield mem
 
 
 def recall(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     query: str = typer.Argument(..., help="What to look for."),
-    budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
+    budget: int | None = BUDGET_OPT,
     asked: str | None = typer.Option(None, "--asked", help="When the question is asked, YYYY-MM-DD (default "
                                                            "today): '10 days ago', 'last Saturday' count from it."),
-    retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
+    retriever: str | None = RETRIEVER_OPT,
     llm: str | None = LLM_OPT,
     backend: str | None = BACKEND_OPT,
     unsafe_local: bool = UNSAFE_OPT,
@@ -295,13 +287,13 @@ def recall(
 
     Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
     """
-    run = setup(config, backend, unsafe_local)
-    with _reader(workspace, query, budget, retriever, llm, run) as mem:
-        ctx = mem.recall(query, budget, asked)
+    run = setup(config, backend, unsafe_local, {"recall.budget": budget, "policies.retriever": retriever})
+    with _reader(workspace, query, llm, run) as mem:
+        ctx = mem.recall(query, asked=asked)
     if json_out:
         d = ctx.as_dict()
         keep = ("query", "context", "tokens", "items", "steps", "trace", "stop", "faults", "cost")
-        console.print_json(json.dumps({k: d[k] for k in keep}, ensure_ascii=False))
+        console.print_json(json.dumps({**{k: d[k] for k in keep}, "budget": ctx.budget}, ensure_ascii=False))
         return
     print_context(ctx)
 
@@ -310,8 +302,8 @@ def ask(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     question: str = typer.Argument(..., help="The question to answer from memory."),
     llm: str | None = typer.Option(None, "--llm", help="Model spec for the answer (default: the config's models.primary)."),
-    budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
-    retriever: str = typer.Option("heuristic", "--retriever", "-r", help="heuristic (no LLM) or llm."),
+    budget: int | None = BUDGET_OPT,
+    retriever: str | None = RETRIEVER_OPT,
     backend: str | None = BACKEND_OPT,
     unsafe_local: bool = UNSAFE_OPT,
     config: Path | None = CONFIG_OPT,
@@ -326,8 +318,8 @@ def ask(
     from horma.agents.primary import answer
     from horma.llm import LLMError
 
-    run = setup(config, backend, unsafe_local)
-    check_query(question, budget)
+    run = setup(config, backend, unsafe_local, {"recall.budget": budget, "policies.retriever": retriever})
+    check_query(question, run.settings.recall.budget)
     primary, no_llm = None, ""
     try:
         primary = run.llm("primary", llm)
@@ -335,8 +327,8 @@ def ask(
         if llm:  # the user named a model: a problem with it is an error, not a fallback
             raise
         no_llm = NO_LLM.format(reason=exc)
-    with _reader(workspace, question, budget, retriever, llm, run) as mem:
-        ctx = mem.recall(question, budget)
+    with _reader(workspace, question, llm, run) as mem:
+        ctx = mem.recall(question)
         reply = answer(primary, question, ctx) if primary is not None else None
     if json_out:
         out = reply.as_dict() if reply else {"question": question, "answer": None, "error": no_llm,
@@ -369,12 +361,12 @@ def demo(
     from horma.sources.jsonl import load_jsonl
 
     segments = load_jsonl(DEMO_CONVERSATION)
-    box = setup(None, backend, False).backend
+    run = setup(None, backend, False, {"policies.manager": "heuristic", "policies.retriever": "heuristic"})
     target = workspace or demo_folder()
     t0 = time.perf_counter()
-    console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({box} sandbox)")
+    console.rule(f"[bold]1. ingest[/] {DEMO_CONVERSATION.name} with the heuristic manager ({run.backend} sandbox)")
     totals = IngestTotals()
-    with Memory(target, sandbox=box) as mem:
+    with Memory(target, settings=run.settings) as mem:
         with progress_bar() as progress:
             ingest_segments(mem, segments, DEMO_CONVERSATION.name, progress, "demo", totals)
         _print_totals(totals, str(target), False)

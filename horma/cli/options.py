@@ -11,7 +11,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from horma.cli.common import err_console
 
-MANAGER_OPT = typer.Option("heuristic", "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm.")
+# a flag left out is None: the setting keeps its value from the config file or the environment
+MANAGER_OPT = typer.Option(None, "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm "
+                                                         "(default: policies.manager, heuristic).")
+RETRIEVER_OPT = typer.Option(None, "--retriever", "-r", help="Recall policy: heuristic (no LLM) or llm "
+                                                             "(default: policies.retriever, heuristic).")
+BUDGET_OPT = typer.Option(None, "--budget", help="Context budget in tokens (default: recall.budget, 1000).")
+DOMAIN_OPT = typer.Option(None, "--domain", help="Skill domain for the manager's policy (default: policies.domain).")
 LLM_OPT = typer.Option(None, "--llm", help="Model spec for LLM policies, e.g. openai:gpt-4o-mini "
                                            "(default: the config's).")
 BACKEND_OPT = typer.Option(None, "--backend", "-b", help="Sandbox: auto, docker, bwrap or local "

@@ -10,8 +10,9 @@ import typer
 from rich.table import Table
 
 from horma.cli.common import console, plain, shown
-from horma.sandbox import BACKENDS, Limits, View, check_backends, open_sandbox
-from horma.sandbox.shell import DEFAULT_TIMEOUT
+from horma.cli.options import CONFIG_OPT
+from horma.config import load_config
+from horma.sandbox import SANDBOXES, Limits, View, check_backends, open_sandbox
 from horma.workspace import Workspace
 
 sandbox_app = typer.Typer(
@@ -50,9 +51,12 @@ def check(json_out: bool = typer.Option(False, "--json", help="Print the statuse
 def exec_(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     command: list[str] = typer.Argument(..., help="Bash command (after --); several words are joined with spaces."),
-    backend: str = typer.Option("auto", "--backend", "-b", help=f"One of {', '.join(BACKENDS)} or auto."),
+    backend: str | None = typer.Option(None, "--backend", "-b", help=f"One of {SANDBOXES.choices()} "
+                                                                     "(default: sandbox.backend, auto)."),
     write: bool = typer.Option(False, "--write", help="Use the manager's write view (notes writable, raw/ read-only)."),
-    timeout: float = typer.Option(DEFAULT_TIMEOUT, "--timeout", "-t", min=0.1, help="Seconds before the command is killed."),
+    timeout: float | None = typer.Option(None, "--timeout", "-t", min=0.1,
+                                         help="Seconds before the command is killed (default: sandbox.timeout, 10)."),
+    config: Path | None = CONFIG_OPT,
     json_out: bool = typer.Option(False, "--json", help="Print the result (output, exit code, timing) as JSON."),
 ) -> None:
     """Run a command with bash at the workspace root inside a sandbox; exit with its exit code.
@@ -63,8 +67,10 @@ def exec_(
 
     Example: [bold]horma sandbox exec ./mem --backend bwrap -- 'ls notes && grep -ri paris notes'[/]
     """
+    box = load_config(config, {"sandbox.backend": backend, "sandbox.timeout": timeout}).sandbox
     ws = Workspace.open(workspace)
-    sandbox = open_sandbox(ws.root, backend, View.WRITE if write else View.READ, limits=Limits(timeout=timeout))
+    sandbox = open_sandbox(ws.root, box.backend, View.WRITE if write else View.READ,
+                           limits=Limits(timeout=box.timeout))
     with sandbox:
         # a subshell, so that `exit N` ends the command with N instead of ending the session's shell
         result = sandbox.exec("(\n" + " ".join(command) + "\n)")

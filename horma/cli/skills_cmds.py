@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
+from horma import resources
 from horma.cli.common import console, policy_llm_driven, shown
+from horma.cli.options import CONFIG_OPT
+from horma.config import load_config
 from horma.errors import BadArgument, NotFound
 from horma.skills import (
     BASE,
-    ENV_DIR,
     diff_rounds,
     find_skill,
-    library_dir,
     load_library,
     rollback,
     rounds,
@@ -34,17 +34,22 @@ def register(app: typer.Typer) -> None:
     app.command("refine")(refine_cmd)
 
 
+SKILLS_DIR_HELP = "(default: the skills.dir setting, $HORMA_SKILLS_DIR, else the project's skills/)."
+
+
 @skills_app.callback()
 def _skills(
-    skills_dir: Path = typer.Option(None, "--skills-dir", help=f"Library folder (default: ${ENV_DIR} or the project's skills/)."),
+    ctx: typer.Context,
+    skills_dir: Path = typer.Option(None, "--skills-dir", help=f"Library folder {SKILLS_DIR_HELP}"),
+    config: Path | None = CONFIG_OPT,
 ) -> None:
     """The manager's skill library: base principles plus per-domain skills grown by `horma refine`."""
-    if skills_dir is not None:
-        os.environ[ENV_DIR] = str(skills_dir)
+    ctx.obj = load_config(config, {"skills.dir": skills_dir}).skills.dir or resources.SKILLS
 
 
 @skills_app.command("list")
 def list_skills(
+    ctx: typer.Context,
     domain: str = typer.Option(None, "--domain", "-d", help="Also list this domain's skills (default: base only)."),
     round: int = typer.Option(None, "--round", "-r", help="The domain's library as kept after this round."),
     json_out: bool = typer.Option(False, "--json", help="Print the skills as a JSON list."),
@@ -53,7 +58,7 @@ def list_skills(
 
     Example: [bold]horma skills list --domain locomo[/]
     """
-    skills = load_library(domain, round)
+    skills = load_library(domain, round, ctx.obj)
     if json_out:
         console.print_json(json.dumps([s.entry() for s in skills]))
         return
@@ -71,6 +76,7 @@ def list_skills(
 
 @skills_app.command("show")
 def show_skill(
+    ctx: typer.Context,
     skill_id: str = typer.Argument(..., help="Skill id, e.g. base_004 or exo_002."),
     json_out: bool = typer.Option(False, "--json", help="Print the entry as JSON."),
 ) -> None:
@@ -78,12 +84,12 @@ def show_skill(
 
     Example: [bold]horma skills show base_004[/]
     """
-    where, skill = find_skill(skill_id)
+    where, skill = find_skill(skill_id, ctx.obj)
     if json_out:
         console.print_json(json.dumps({"file": f"{where}.yaml", **skill.entry()}))
         return
     console.print(f"[bold]{shown(skill.title)}[/] [dim]({skill.id}, {skill.kind}, round {skill.round}, "
-                  f"{shown(str(library_dir() / where))}.yaml)[/]")
+                  f"{shown(str(ctx.obj / where))}.yaml)[/]")
     console.print(f"[bold]principle:[/] {shown(skill.principle)}")
     console.print(f"[bold]when:[/] {shown(skill.when)}")
     if skill.example:
@@ -96,6 +102,7 @@ def show_skill(
 
 @skills_app.command("diff")
 def diff(
+    ctx: typer.Context,
     round_a: int = typer.Argument(..., help="Earlier round."),
     round_b: int = typer.Argument(..., help="Later round."),
     domain: str = DOMAIN_OPT,
@@ -105,7 +112,7 @@ def diff(
 
     Example: [bold]horma skills diff 0 2 --domain locomo[/]
     """
-    d = diff_rounds(domain, round_a, round_b)
+    d = diff_rounds(domain, round_a, round_b, ctx.obj)
     if json_out:
         console.print_json(json.dumps({
             "domain": domain, "from": round_a, "to": round_b,
@@ -124,21 +131,22 @@ def diff(
 
 
 @skills_app.command("rounds")
-def list_rounds(domain: str = DOMAIN_OPT) -> None:
+def list_rounds(ctx: typer.Context, domain: str = DOMAIN_OPT) -> None:
     """List a domain's kept rounds and their library sizes.
 
     Example: [bold]horma skills rounds --domain locomo[/]
     """
-    kept = rounds(domain)
+    kept = rounds(domain, ctx.obj)
     if not kept:
         raise NotFound(f"domain {domain!r} has no kept rounds yet (run `horma refine` first)")
     for r in kept:
-        n = len(load_library(domain, r)) - len(load_library(None))
+        n = len(load_library(domain, r, ctx.obj)) - len(load_library(None, root=ctx.obj))
         console.print(f"round {r}: {n} domain skills")
 
 
 @skills_app.command("rollback")
 def rollback_cmd(
+    ctx: typer.Context,
     round: int = typer.Argument(..., help="The kept round to make current again."),
     domain: str = DOMAIN_OPT,
 ) -> None:
@@ -148,8 +156,8 @@ def rollback_cmd(
     """
     if domain == BASE:
         raise BadArgument("the base library has no rounds; roll back a domain")
-    moved = rollback(domain, round)
-    size = len(load_library(domain)) - len(load_library(None))
+    moved = rollback(domain, round, ctx.obj)
+    size = len(load_library(domain, root=ctx.obj)) - len(load_library(None, root=ctx.obj))
     console.print(f"{domain}: rolled back to round {round} ({size} domain skills)")
     if moved:
         console.print(f"[dim]later rounds moved to {shown(str(moved[0].parent))}[/]")
@@ -170,13 +178,15 @@ def refine_cmd(
     domain: str = typer.Option(None, "--domain", "-d", help="Skill domain to grow (default: the benchmark's name)."),
     out: Path = typer.Option(None, "--out", "-o", help="Run directory (default: runs/refine-<domain>-<time>)."),
     budget: int = typer.Option(10_000, "--budget", min=1, help="Context budget of H' (managed memory) in tokens."),
-    policy: str = typer.Option("heuristic", "--policy", help="Memory manager/retriever policy: heuristic or llm."),
-    backend: str = typer.Option("auto", "--backend", help="Sandbox backend: auto, docker, bwrap or local."),
+    policy: str | None = typer.Option(None, "--policy", help="Memory manager/retriever policy: heuristic or llm "
+                                                            "(default: policies.manager / policies.retriever)."),
+    backend: str | None = typer.Option(None, "--backend", help="Sandbox backend: auto, docker, bwrap or local "
+                                                               "(default: sandbox.backend, auto)."),
     allow_unsafe_local: bool = typer.Option(False, "--allow-unsafe-local", help="Let an llm policy run in the unisolated local backend."),
     success_f1: float = typer.Option(0.5, "--success-f1", min=0.0, max=1.0, help="F1 at which an answer counts as a success (no judge)."),
     rerun_h: bool = typer.Option(False, "--rerun-h", help="Run H again every round (it does not depend on skills)."),
     max_new: int = typer.Option(8, "--max-new", min=1, help="Most new skills asked for per round."),
-    skills_dir: Path = typer.Option(None, "--skills-dir", help=f"Library folder to grow (default: ${ENV_DIR} or the project's skills/)."),
+    skills_dir: Path = typer.Option(None, "--skills-dir", help=f"Library folder to grow {SKILLS_DIR_HELP}"),
     config: Path = typer.Option(None, "--config", help="Config file (models, keys, timeouts)."),
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
@@ -188,33 +198,32 @@ def refine_cmd(
 
     from horma.bench.methods import MethodOptions
     from horma.bench.qa import locomo_tasks
-    from horma.config import load_config
     from horma.refine import QAArena, RefineConfig, refine
 
     if bench not in REFINE_BENCHES:
         raise BadArgument(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
-    llm_policy = policy_llm_driven(policy)
+    if policy is not None:
+        policy_llm_driven(policy)  # a name both registries know, or one line listing them
     try:
         cats = [int(c) for c in categories.split(",") if c.strip()]
     except ValueError:
         raise BadArgument(f"--categories must be comma-separated numbers, got {categories!r}") from None
-    if skills_dir is not None:
-        os.environ[ENV_DIR] = str(skills_dir)
     domain = domain or bench
-    load_library(domain)  # a missing or broken library fails before any data is read
+    cfg = load_config(config, {
+        "policies.manager": policy, "policies.retriever": policy, "policies.domain": domain,
+        "models.manager": llm, "models.retriever": llm, "sandbox.backend": backend,
+        "sandbox.unsafe_local": allow_unsafe_local or None, "skills.dir": skills_dir})
+    library = cfg.skills.dir or resources.SKILLS
+    load_library(domain, root=library)  # a missing or broken library fails before any data is read
     if not data.is_file():
         raise BadArgument(f"{data}: no such dataset file")
-    cfg = load_config(config)
     qa_tasks = locomo_tasks(str(data), split, cats)
-    memory_llm = (llm or cfg.model("manager")) if llm_policy else None
     arena = QAArena(
-        domain, qa_tasks, cfg.llm("primary", llm),
-        judge=cfg.llm("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
-        options=MethodOptions(manager=policy, retriever=policy, llm=memory_llm, sandbox=backend,
-                              allow_unsafe_local=allow_unsafe_local, domain=domain),
-        limit=limit,
+        domain, qa_tasks, cfg.llm_for("primary", llm),
+        judge=cfg.llm_for("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
+        options=MethodOptions(cfg.override({"skills.dir": library})), limit=limit,
     )
-    feedback_llm = cfg.llm("feedback", llm)
+    feedback_llm = cfg.llm_for("feedback", llm)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = out or Path("runs") / f"refine-{domain}-{stamp}"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -224,7 +233,8 @@ def refine_cmd(
             return lambda: bar.advance(task_id)
 
         report = refine(arena, feedback_llm, out,
-                        RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h), hook)
+                        RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h,
+                                     skills_dir=library), hook)
     if json_out:
         console.print_json(json.dumps(report.as_dict()))
         return

@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from horma.cli.common import console, err_console
+from horma.config import load_config
 from horma.errors import BadArgument, MissingExtra
 
 train_app = typer.Typer(help="Train the retriever: export navigator episodes, SFT warm start, GRPO on J(C, E).",
@@ -55,9 +56,11 @@ def export_cmd(
     out: Path = typer.Option(..., "--out", help="Folder for sft.jsonl, grpo.jsonl and workspaces/."),
     split: str = typer.Option("dev", "--split", help="dev (first 7 conversations), test or all."),
     limit: int = typer.Option(0, "--limit", help="Only the first N questions (0: all)."),
-    budget: int = typer.Option(1000, "--budget", help="Context budget in tokens."),
+    budget: int | None = typer.Option(None, "--budget", help="Context budget in tokens (default: recall.budget, "
+                                                             "1000)."),
     categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo categories to ask."),
-    backend: str = typer.Option("auto", "--backend", help="Sandbox for the navigator: auto, docker, bwrap, local."),
+    backend: str | None = typer.Option(None, "--backend", help="Sandbox for the navigator: auto, docker, bwrap, "
+                                                               "local (default: sandbox.backend, auto)."),
     trajectories: list[Path] = typer.Option(
         [], "--trajectories",
         help="Also export these retriever trajectories (files, or folders such as WS/.horma/trajectories; "
@@ -78,8 +81,7 @@ def export_cmd(
     from horma.train.export import export
     from horma.train.trajectories import trajectory_files
 
-    if budget <= 0:
-        raise BadArgument("--budget must be positive")
+    settings = load_config(overrides={"recall.budget": budget, "sandbox.backend": backend})
     try:
         cats = frozenset(int(c) for c in categories.split(",") if c.strip())
     except ValueError:
@@ -92,8 +94,9 @@ def export_cmd(
         def tick(what: str, done: int, total: int) -> None:
             progress.update(bar, description=what, completed=done, total=total)
 
-        summary = export(data, out, split=split, limit=limit or None, budget=budget, categories=cats,
-                         backend=backend, trajectories=trajectories, on_progress=tick)
+        summary = export(data, out, split=split, limit=limit or None, budget=settings.recall.budget,
+                         categories=cats, backend=settings.sandbox.backend, trajectories=trajectories,
+                         on_progress=tick)
     if as_json:
         typer.echo(json.dumps(summary.as_dict()))
         return

@@ -39,7 +39,7 @@ def add(
     time: str | None = typer.Option(None, "--time", "-t", help="When, e.g. 2024-03-02 or 2024-03-02 18:05 "
                                                                "(default: now, this machine's clock)."),
     session: str = typer.Option("notes", "--session", "-s", help="The raw segment's name (raw/<time>__<session>)."),
-    manager: str = MANAGER_OPT,
+    manager: str | None = MANAGER_OPT,
     llm: str | None = LLM_OPT,
     backend: str | None = BACKEND_OPT,
     unsafe_local: bool = UNSAFE_OPT,
@@ -55,10 +55,9 @@ def add(
     when = normalize_time(time, "--time") if time is not None else \
         dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")
     unit = check_unit(Unit(unit_id(when, actor, text), when, actor, text))
-    run = setup(config, backend, unsafe_local)
-    model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
-    with Memory(workspace, manager=manager, sandbox=run.backend, llm=model, allow_unsafe_local=run.unsafe_local,
-                limits=run.limits) as mem:
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
+    with Memory(workspace, llm=model, settings=run.settings) as mem:
         res = mem.record([unit], slug=session, time=unit.time, source="horma add")
     if json_out:
         console.print_json(json.dumps({"workspace": str(workspace), "unit": unit.id, "time": unit.time,
@@ -73,7 +72,7 @@ def add(
 
 def reorganize(
     workspace: Path = typer.Argument(..., help="The workspace folder."),
-    manager: str = MANAGER_OPT,
+    manager: str | None = MANAGER_OPT,
     llm: str | None = LLM_OPT,
     backend: str | None = BACKEND_OPT,
     unsafe_local: bool = UNSAFE_OPT,
@@ -90,10 +89,9 @@ def reorganize(
     from horma.reorganize import reorganize as rebuild
 
     ws = Workspace.open(workspace)
-    run = setup(config, backend, unsafe_local)
-    model = run.llm("manager", llm) if check_policy("manager", manager, run) else None
-    with Memory(ws, manager=manager, sandbox=run.backend, llm=model, allow_unsafe_local=run.unsafe_local,
-                limits=run.limits) as mem, \
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
+    with Memory(ws, llm=model, settings=run.settings) as mem, \
             Progress(TextColumn("reorganizing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                      console=err_console, disable=not err_console.is_terminal) as bar:
         task = bar.add_task("", total=None)

@@ -296,11 +296,14 @@ class SearchIndex:
             self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, t))
             cited = self._cited_units(t, single)
             if cited:
-                self.conn.executemany("INSERT INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u in cited])
+                self.conn.executemany("INSERT INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u, _ in cited])
                 days = {f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "")
                         for y, mo, d in query_dates(ht.words(t)) if y}
+                # a day the unit was said on is its own time already (units.time): only a date the
+                # note adds ("yesterday = 7 May 2023") is worth a row
                 self.conn.executemany("INSERT INTO unit_dates(line, unit, day) VALUES(?,?,?)",
-                                      [(lid, u, day) for u in cited for day in days])
+                                      [(lid, u, day) for u, when in cited for day in days
+                                       if not when.startswith(day)])
         for t, rows in old.items():  # lines no longer in the note
             for lid, _ in rows:
                 self._drop_line(lid, title, t)
@@ -331,16 +334,17 @@ class SearchIndex:
             sid = self._seg_ids[rel] = row[0]
         return sid
 
-    def _cited_units(self, line: str, single_source: str | None) -> list[int]:
-        """Units a note line cites: ``(raw/<seg>/units.log:N)``, or ``(line N)`` in a one-segment note."""
+    def _cited_units(self, line: str, single_source: str | None) -> list[tuple[int, str]]:
+        """(id, time) of the units a note line cites: ``(raw/<seg>/units.log:N)``, or ``(line N)`` in a
+        one-segment note."""
         out = []
         for path, n in citations(line, single_source):
             sid = self._seg_id(path)
             if sid is None:
                 continue
-            row = self.conn.execute("SELECT id FROM units WHERE seg=? AND lineno=?", (sid, n)).fetchone()
+            row = self.conn.execute("SELECT id, time FROM units WHERE seg=? AND lineno=?", (sid, n)).fetchone()
             if row is not None:
-                out.append(row[0])
+                out.append((row[0], row[1]))
         return out
 
     # -- whole workspace --------------------------------------------------------

@@ -55,7 +55,8 @@ _NOT_IN_PATH = frozenset(" \t\n()[]")
 
 
 def citations(line: str, single_source: str | None = None) -> list[tuple[str, int]]:
-    """The raw lines ``line`` cites, as (units file, line number): every ``raw/<seg>/units.log:N``, and
+    """The raw lines ``line`` cites, as (units file, line number): every ``raw/<seg>/units.log:N`` (or
+    ``:N,M,...``, several lines of one segment), and
     with ``single_source`` (a note's one raw file) every ``(line N)``, which points into it."""
     out = []
     start = 0
@@ -68,10 +69,18 @@ def citations(line: str, single_source: str | None = None) -> list[tuple[str, in
             break
         k = j + len("/units.log:")
         e = k
-        while e < len(line) and line[e].isdigit():
-            e += 1
-        if e > k and _NOT_IN_PATH.isdisjoint(line[i:j]):
-            out.append((line[i:j] + "/units.log", int(line[k:e])))
+        path_ok = _NOT_IN_PATH.isdisjoint(line[i:j])
+        while True:  # ``:3`` or a segment's several lines at once, ``:3,11,13``
+            while e < len(line) and line[e].isdigit():
+                e += 1
+            if e == k:
+                break
+            if path_ok:
+                out.append((line[i:j] + "/units.log", int(line[k:e])))
+            if e + 1 < len(line) and line[e] == "," and line[e + 1].isdigit():
+                k = e = e + 1
+                continue
+            break
         start = max(e, i + 4)
     if single_source:
         i = line.find("(line ")
@@ -85,6 +94,8 @@ def citations(line: str, single_source: str | None = None) -> list[tuple[str, in
     return out
 
 
-def format_citation(path: str, lineno: int) -> str:
-    """The citation of one raw line, as notes write it: ``(raw/<seg>/units.log:N)``."""
-    return f"({path}:{lineno})"
+def format_citation(path: str, *linenos: int) -> str:
+    """The citation of raw lines of one segment, as notes write it: ``(raw/<seg>/units.log:N)``, or
+    ``(raw/<seg>/units.log:N,M)`` for several: a page listing a session's mentions cites the segment's
+    path once instead of once per line (the path is most of a citation's bytes)."""
+    return f"({path}:{','.join(map(str, linenos))})"

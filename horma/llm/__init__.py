@@ -25,11 +25,13 @@ tools and read ``Reply.text``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from horma.errors import HormaError
 from horma.llm.accounting import Accounting
+from horma.registry import Registry
 
 __all__ = [
     "LLM",
@@ -45,7 +47,6 @@ __all__ = [
 ]
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
-PROVIDERS = ("anthropic", "openai", "scripted", "hf")
 
 
 class LLMError(HormaError):
@@ -57,6 +58,14 @@ class LLMError(HormaError):
 
 class ContextOverflow(LLMError):
     """The conversation no longer fits the model's context window (the server said so)."""
+
+
+# provider -> what builds its LLM from (model, **options); imported when a spec names it
+PROVIDERS: Registry[Callable[..., LLM]] = Registry("provider", LLMError)
+PROVIDERS.register("anthropic", "horma.llm.anthropic:AnthropicLLM")
+PROVIDERS.register("openai", "horma.llm.openai:OpenAILLM")
+PROVIDERS.register("scripted", "horma.llm.scripted:ScriptedLLM.from_file")  # the model is a script's path
+PROVIDERS.register("hf", "horma.llm.hf:HFLLM")  # the model is a checkpoint's path
 
 
 @dataclass
@@ -133,7 +142,7 @@ def parse_spec(spec: str) -> tuple[str, str, str | None]:
     if not colon or provider not in PROVIDERS:
         raise LLMError(
             f"bad model spec {spec!r}: expected provider:model with provider one of "
-            f"{', '.join(PROVIDERS)} (e.g. anthropic:{DEFAULT_ANTHROPIC_MODEL})"
+            f"{PROVIDERS.choices()} (e.g. anthropic:{DEFAULT_ANTHROPIC_MODEL})"
         )
     if provider in ("scripted", "hf"):  # a path, not model@url
         return provider, rest, None
@@ -160,18 +169,4 @@ def make_llm(spec: str, **options: Any) -> LLM:
     if base_url:
         options["base_url"] = base_url
     options["spec"] = spec.strip()
-    if provider == "anthropic":
-        from horma.llm.anthropic import AnthropicLLM
-
-        return AnthropicLLM(model, **options)
-    if provider == "openai":
-        from horma.llm.openai import OpenAILLM
-
-        return OpenAILLM(model, **options)
-    if provider == "hf":
-        from horma.llm.hf import HFLLM
-
-        return HFLLM(model, **options)
-    from horma.llm.scripted import ScriptedLLM
-
-    return ScriptedLLM.from_file(model)
+    return PROVIDERS.get(provider)(model, **options)

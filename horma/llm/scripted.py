@@ -44,8 +44,12 @@ class ScriptedLLM:
         self.calls: list[dict[str, Any]] = []
 
     @classmethod
-    def from_file(cls, path: str) -> ScriptedLLM:
-        """Load replies from a YAML/JSON list: strings, or ``{text, tool_calls: [{name, arguments}]}``."""
+    def from_file(cls, path: str, **_options: Any) -> ScriptedLLM:
+        """Load replies from a YAML/JSON list: strings, or ``{text, tool_calls: [{name, arguments}]}``.
+
+        ``_options`` (max_tokens, timeouts, a key) are what ``make_llm`` hands every provider; a script
+        replays what it says, so they change nothing here.
+        """
         p = Path(path)
         if not p.is_file():
             raise LLMError(f"scripted: no such script file {path!r}")

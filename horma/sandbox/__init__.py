@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from horma.errors import HormaError
+from horma.registry import Registry
 from horma.sandbox.shell import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, ExecResult
 
 __all__ = [
-    "BACKENDS",
+    "SANDBOXES",
+    "Backend",
     "BackendStatus",
     "ExecResult",
     "Limits",
@@ -32,10 +34,9 @@ __all__ = [
     "open_for_agent",
     "open_sandbox",
     "require_isolation",
+    "resolve_backend",
     "safe_env",
 ]
-
-BACKENDS = ("docker", "bwrap", "local")
 
 
 class SandboxError(HormaError):
@@ -124,11 +125,35 @@ def safe_env(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+class Backend(Protocol):
+    """A backend module (``docker.py``, ``bwrap.py``, ``local.py``): whether it can start here, and a session."""
+
+    def status(self) -> BackendStatus: ...
+
+    def open(self, workspace: Path, view: View, limits: Limits, near_socket: str | None = None) -> Sandbox: ...
+
+
+# the isolated backends first: ``auto`` takes the first that can start here, else local
+SANDBOXES: Registry[Backend] = Registry("sandbox backend", SandboxError, also="auto")
+for _name in ("docker", "bwrap", "local"):
+    SANDBOXES.register(_name, f"horma.sandbox.{_name}")
+
+
 def check_backends() -> list[BackendStatus]:
     """Which backends can start here, and why not where they cannot."""
-    from horma.sandbox import bwrap, docker, local
+    return [SANDBOXES.get(name).status() for name in SANDBOXES.names()]
 
-    return [docker.status(), bwrap.status(), local.status()]
+
+def resolve_backend(backend: str) -> str:
+    """The backend ``auto`` stands for here (the first isolated one that can start, else local), or the
+    named one if it can start; SandboxError listing the backends, or saying why it cannot start, if not."""
+    if backend == "auto":
+        isolated = [name for name in SANDBOXES.names() if name != "local"]
+        return next((name for name in isolated if SANDBOXES.get(name).status().available), "local")
+    st = SANDBOXES.get(backend).status()
+    if not st.available:
+        raise SandboxError(f"sandbox backend {backend} is not available: {st.reason}")
+    return backend
 
 
 def open_sandbox(
@@ -143,23 +168,12 @@ def open_sandbox(
     ``local`` has no isolation (``isolated`` is False): the LLM agent loop
     refuses it unless its caller passes an explicit unsafe flag.
     """
-    from horma.sandbox import bwrap, docker, local
-
     view = View(view)
     limits = limits or Limits()
     ws = Path(workspace).resolve()
     if not ws.is_dir():
         raise SandboxError(f"{workspace}: workspace directory does not exist")
-    modules = {"docker": docker, "bwrap": bwrap, "local": local}
-    if backend == "auto":
-        backend = next((name for name in ("docker", "bwrap") if modules[name].status().available), "local")
-    elif backend not in modules:
-        raise SandboxError(f"unknown sandbox backend {backend!r}; choose one of {', '.join(BACKENDS)} or auto")
-    else:
-        st = modules[backend].status()
-        if not st.available:
-            raise SandboxError(f"sandbox backend {backend} is not available: {st.reason}")
-    return _with_meaning(modules[backend], ws, view, limits)
+    return _with_meaning(SANDBOXES.get(resolve_backend(backend)), ws, view, limits)
 
 
 def _with_meaning(module, ws: Path, view: View, limits: Limits) -> Sandbox:

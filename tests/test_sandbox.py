@@ -538,7 +538,7 @@ def test_cli_refusals_exit_with_their_error_code_and_one_line(tmp_path: Path, wo
     assert missing.returncode == 4 and len(missing.stderr.strip().splitlines()) == 1  # workspace (docs/errors.md)
     assert "not a horma workspace" in missing.stderr
     bad = horma("sandbox", "exec", str(workspace.root), "--backend", "chroot", "--", "ls")
-    assert bad.returncode == 7 and "unknown sandbox backend" in bad.stderr  # sandbox
+    assert bad.returncode == 5 and "unknown sandbox backend" in bad.stderr  # config: the settings refuse the flag
 
 
 def test_cli_check_lists_every_backend():

@@ -36,6 +36,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from horma import __version__
+from horma.errors import HormaError
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
 from horma.mcp_navigation import do_read, do_run, do_search, do_tree
 from horma.mcp_resources import WorkspaceResources
@@ -53,8 +54,6 @@ from horma.mcp_tools import (
     record_text,
 )
 from horma.mcp_workspaces import Served, Workspaces
-from horma.sandbox import SandboxError
-from horma.workspace import WorkspaceError
 
 INSTRUCTIONS = """\
 horma is a file-tree memory. `record` archives conversation turns or steps (units) exactly under raw/ and
@@ -117,7 +116,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
 
         try:
             return await anyio.to_thread.run_sync(work)
-        except (WorkspaceError, SandboxError, ValueError) as exc:
+        except (HormaError, ValueError) as exc:
             raise coded(exc) from None
 
     @server.tool(annotations=ToolAnnotations(title="Record units", readOnlyHint=False, destructiveHint=False,

@@ -37,6 +37,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from horma.core.text import TOKEN_PATTERN
+from horma.errors import HormaError
+from horma.llm import LLMError
 from horma.prompts import render_prompt
 from horma.skills import (
     HEURISTIC_OPTIONS,
@@ -155,7 +157,7 @@ class RefineReport:
         return asdict(self)
 
 
-class RefineError(Exception):
+class RefineError(HormaError):
     """Refinement cannot start or continue; worded for the user."""
 
 
@@ -234,8 +236,8 @@ def augment_prompt(round_: int, feedback: Sequence[dict[str, str]], skills: Sequ
 
 
 # -- proposals -----------------------------------------------------------------
-class ProposalError(ValueError):
-    """The augmentation reply is not the JSON asked for."""
+class ProposalError(LLMError, ValueError):
+    """The augmentation reply is not the JSON asked for (the model's doing, hence a provider error)."""
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)

@@ -33,6 +33,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from horma import resources
+from horma.errors import BadArgument
 from horma.workspace import atomic_write, now_iso
 
 BASE = "base"
@@ -59,7 +60,7 @@ HEURISTIC_OPTIONS: dict[str, tuple[type, str]] = {
 }
 
 
-class SkillError(Exception):
+class SkillError(BadArgument):
     """A skill file or entry that cannot be used; worded for the user."""
 
 

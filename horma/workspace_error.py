@@ -6,6 +6,11 @@ each of which raises it, depend on it and not on one another.
 
 from __future__ import annotations
 
+from horma.errors import HormaError
 
-class WorkspaceError(Exception):
+
+class WorkspaceError(HormaError):
     """A problem with a workspace or its files, worded for the user."""
+
+    code = "workspace"
+    exit_code = 4

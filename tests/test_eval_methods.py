@@ -105,7 +105,7 @@ def test_horma_heuristic_selects_verbatim_turns_with_provenance(tmp_path):
         assert len(ws.raw_files()) == 2 and ws.note_files()  # archived per session, then organized
         with NotesHistory(ws) as history:  # the ingest before ready() is one manager run: one commit
             assert [r.message.split(":")[0] for r in history.log()] == ["heuristic manager"]
-    assert isinstance(got, Retrieved) and 0 < got.tokens <= 200 and got.llm_calls == 0 and got.steps > 0
+    assert isinstance(got, Retrieved) and 0 < got.tokens <= 200 and got.cost.llm_calls == 0 and got.steps > 0
     assert "D2:2" in got.refs
     assert "I also adopted a grey rabbit called Pebble on Sunday." in got.text
 

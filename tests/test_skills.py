@@ -180,10 +180,10 @@ def test_cli_list_show_diff_rollback(lib: Path) -> None:
     assert not round_file("locomo", 1).exists()
 
     bad = runner.invoke(app, ["skills", "show", "exo_999"])
-    assert bad.exit_code == 1 and "no skill with id 'exo_999'" in bad.output
+    assert bad.exit_code == 2 and "no skill with id 'exo_999'" in bad.output
 
     (lib / "locomo.yaml").write_text("- id: exo_001\n  kind: exogenous\n")
     before = (lib / "locomo.yaml").read_text()
     bad = runner.invoke(app, ["skills", "list", "--domain", "locomo"])
-    assert bad.exit_code == 1 and "locomo.yaml: entry 1 (exo_001): title: Field required" in bad.output
+    assert bad.exit_code == 2 and "locomo.yaml: entry 1 (exo_001): title: Field required" in bad.output
     assert (lib / "locomo.yaml").read_text() == before

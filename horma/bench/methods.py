@@ -40,6 +40,8 @@ from typing import Any, ClassVar
 
 from horma.config import Settings, load_config
 from horma.core.text import TOKEN_PATTERN, count_tokens
+from horma.errors import BadArgument
+from horma.llm.accounting import Cost
 from horma.registry import Registry
 from horma.workspace import Unit
 
@@ -47,7 +49,7 @@ _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token 
 
 
 
-class MethodError(ValueError):
+class MethodError(BadArgument, ValueError):
     """A method cannot be built or used as asked; worded for the user."""
 
 
@@ -55,16 +57,14 @@ class MethodError(ValueError):
 class Retrieved:
     """A method's answer to ``recall``: the context and what it cost.
 
-    ``refs`` are the unit ids the context covers (provenance); ``llm_calls``
-    and ``input_tokens`` count retrieval-time model use (``N_call``).
+    ``refs`` are the unit ids the context covers (provenance); ``cost`` is
+    retrieval-time model use (``N_call`` is its ``llm_calls``) and wall time.
     """
 
     text: str
     tokens: int
     refs: list[str]
-    elapsed_ms: float = 0.0
-    llm_calls: int = 0
-    input_tokens: int = 0
+    cost: Cost = field(default_factory=Cost)
     steps: int = 0
 
 
@@ -207,7 +207,7 @@ class UnitListMethod(MemoryMethod):
     def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         t0 = _time.perf_counter()
         text, refs = self._select(query, budget)
-        return Retrieved(text, count_tokens(text), refs, (_time.perf_counter() - t0) * 1000)
+        return Retrieved(text, count_tokens(text), refs, Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
 
     def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
         raise NotImplementedError
@@ -309,7 +309,7 @@ class FlatMethod(UnitListMethod):
         t0 = _time.perf_counter()
         self.ready()
         ctx = self._index.context(query, self.flat, budget if budget is not None else sum(self._costs))
-        return Retrieved(ctx.text, ctx.tokens, list(ctx.unit_ids), (_time.perf_counter() - t0) * 1000)
+        return Retrieved(ctx.text, ctx.tokens, list(ctx.unit_ids), Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
 
 
 @register_method
@@ -365,10 +365,6 @@ class WorkspaceMethod(MemoryMethod):
         self.ready()
         self.memory.close()
 
-    def _llm_input_tokens(self) -> int:
-        stats = getattr(self.memory.retriever.llm, "stats", None)
-        return stats.input_tokens if stats is not None else 0
-
 
 @register_method
 class Horma(WorkspaceMethod):
@@ -382,10 +378,8 @@ class Horma(WorkspaceMethod):
         self.memory.retriever.sandbox  # open the read-view session now, not inside the first recall
 
     def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
-        before = self._llm_input_tokens()
         r = self.memory.recall(query, budget if budget is not None else self.UNLIMITED, asked=asked)
-        return Retrieved(r.text, r.tokens, list(r.refs), r.elapsed_ms, r.llm_calls,
-                         self._llm_input_tokens() - before, r.steps)
+        return Retrieved(r.text, r.tokens, list(r.refs), r.cost, r.steps)
 
 
 @register_method
@@ -440,7 +434,7 @@ class DenseNotes(WorkspaceMethod):
         t0 = _time.perf_counter()
         self.ready()
         if not self._chunks:
-            return Retrieved("", 0, [], (_time.perf_counter() - t0) * 1000)
+            return Retrieved("", 0, [], Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
         q = _encoder().encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
         sims = self._emb @ q
         order = sorted(range(len(self._chunks)), key=lambda i: (-float(sims[i]), i))
@@ -456,7 +450,7 @@ class DenseNotes(WorkspaceMethod):
                 room -= cost
                 refs.extend(r for r in self.memory.workspace.refs_in(chunk) if r not in refs)
         text = "\n\n".join(parts)
-        return Retrieved(text, count_tokens(text), refs, (_time.perf_counter() - t0) * 1000)
+        return Retrieved(text, count_tokens(text), refs, Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
 
 
 def note_chunks(title: str, body: str, max_tokens: int) -> list[str]:

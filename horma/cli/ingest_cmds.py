@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 from rich.progress import Progress
 
-from horma.cli.common import console, fail, plural, shown
+from horma.cli.common import console, plural, shown
 from horma.cli.options import (
     BACKEND_OPT,
     CONFIG_OPT,
@@ -23,13 +23,14 @@ from horma.cli.options import (
     LLM_OPT,
     MANAGER_OPT,
     UNSAFE_OPT,
-    input_errors,
     progress_bar,
 )
 from horma.cli.run_setup import check_policy, setup
+from horma.errors import NotFound
 from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.sources import Segment
+from horma.workspace import WorkspaceError
 
 ingest_app = typer.Typer(help="Archive a dataset into workspaces and organize notes.", no_args_is_help=True)
 
@@ -110,28 +111,27 @@ def ingest_locomo(
     """
     from horma.bench.locomo import load_locomo
 
-    with input_errors():
-        convs = load_locomo(path)
-        if sample:
-            known = {c.sample_id for c in convs}
-            unknown = [s for s in sample if s not in known]
-            if unknown:
-                fail(f"{path}: no sample {unknown[0]!r} (samples: {', '.join(sorted(known))})")
-            convs = [c for c in convs if c.sample_id in set(sample)]
-        if workspace.exists() and not workspace.is_dir():
-            fail(f"{workspace}: exists and is not a directory")
-        run = setup(config, backend, unsafe_local, {"policies.manager": manager, "policies.domain": domain})
-        model = run.llm("manager", llm) if check_policy("manager", run) else None
-        for conv in convs:  # refuse a non-workspace folder in the way before writing any
-            target = workspace / conv.sample_id
-            if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
-                fail(f"{target}: exists and is not a horma workspace")
-        totals = IngestTotals()
-        with progress_bar() as progress:
-            for conv in convs:
-                segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
-                with Memory(workspace / conv.sample_id, llm=model, settings=run.settings) as mem:
-                    ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
+    convs = load_locomo(path)
+    if sample:
+        known = {c.sample_id for c in convs}
+        unknown = [s for s in sample if s not in known]
+        if unknown:
+            raise NotFound(f"{path}: no sample {unknown[0]!r} (samples: {', '.join(sorted(known))})")
+        convs = [c for c in convs if c.sample_id in set(sample)]
+    if workspace.exists() and not workspace.is_dir():
+        raise WorkspaceError(f"{workspace}: exists and is not a directory")
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager, "policies.domain": domain})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
+    for conv in convs:  # refuse a non-workspace folder in the way before writing any
+        target = workspace / conv.sample_id
+        if target.exists() and not (target / ".horma").is_dir() and (not target.is_dir() or any(target.iterdir())):
+            raise WorkspaceError(f"{target}: exists and is not a horma workspace")
+    totals = IngestTotals()
+    with progress_bar() as progress:
+        for conv in convs:
+            segments = [Segment(s.slug(conv.sample_id), s.time, s.units) for s in conv.sessions]
+            with Memory(workspace / conv.sample_id, llm=model, settings=run.settings) as mem:
+                ingest_segments(mem, segments, f"{path}#{conv.sample_id}", progress, conv.sample_id, totals)
     print_totals(totals, str(workspace), json_out)
 
 
@@ -153,11 +153,10 @@ def ingest_jsonl(
     """
     from horma.sources.jsonl import load_jsonl
 
-    with input_errors():
-        segments = load_jsonl(path)
-        run = setup(config, backend, unsafe_local, {"policies.manager": manager, "policies.domain": domain})
-        model = run.llm("manager", llm) if check_policy("manager", run) else None
-        totals = IngestTotals()
-        with progress_bar() as progress, Memory(workspace, llm=model, settings=run.settings) as mem:
-            ingest_segments(mem, segments, str(path), progress, path.name, totals)
+    segments = load_jsonl(path)
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager, "policies.domain": domain})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
+    totals = IngestTotals()
+    with progress_bar() as progress, Memory(workspace, llm=model, settings=run.settings) as mem:
+        ingest_segments(mem, segments, str(path), progress, path.name, totals)
     print_totals(totals, str(workspace), json_out)

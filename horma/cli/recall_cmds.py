@@ -19,7 +19,6 @@ from horma.cli.options import (
     LLM_OPT,
     RETRIEVER_OPT,
     UNSAFE_OPT,
-    input_errors,
 )
 from horma.cli.run_setup import Setup, check_policy, setup
 from horma.llm.accounting import Cost
@@ -45,8 +44,8 @@ def print_context(ctx: Recall) -> None:
         console.print(plain(item.text), markup=False, highlight=False)
     console.print(
         f"[dim]{ctx.tokens}/{ctx.budget} tokens · {plural(len(ctx.refs), 'source unit')} · {plural(ctx.steps, 'step')}"
-        f" · {plural(ctx.llm_calls, 'LLM call')} · {plural(ctx.cost.sandbox_commands, 'sandbox command')} · "
-        f"{ctx.elapsed_ms:.0f} ms{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace "
+        f" · {plural(ctx.cost.llm_calls, 'LLM call')} · {plural(ctx.cost.sandbox_commands, 'sandbox command')} · "
+        f"{ctx.cost.wall_ms:.0f} ms{_dollars(ctx.cost)} · stop {shown(ctx.stop)}{_faults(ctx.faults)} · trace "
         f"{shown(ctx.trace or '-')}[/]", highlight=False,
     )
 
@@ -90,14 +89,12 @@ def recall(
 
     Example: [bold]horma recall ./mem "When did Priya adopt her cat?" --budget 500[/]
     """
-    with input_errors():
-        run = setup(config, backend, unsafe_local, {"recall.budget": budget, "policies.retriever": retriever})
-        with _reader(workspace, query, llm, run) as mem:
-            ctx = mem.recall(query, asked=asked)
+    run = setup(config, backend, unsafe_local, {"recall.budget": budget, "policies.retriever": retriever})
+    with _reader(workspace, query, llm, run) as mem:
+        ctx = mem.recall(query, asked=asked)
     if json_out:
         d = ctx.as_dict()
-        keep = ("query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms", "trace", "stop", "faults",
-                "cost")
+        keep = ("query", "context", "tokens", "items", "steps", "trace", "stop", "faults", "cost")
         console.print_json(json.dumps({**{k: d[k] for k in keep}, "budget": ctx.budget}, ensure_ascii=False))
         return
     print_context(ctx)
@@ -123,19 +120,18 @@ def ask(
     from horma.agents.primary import answer
     from horma.llm import LLMError
 
-    with input_errors():
-        run = setup(config, backend, unsafe_local, {"recall.budget": budget, "policies.retriever": retriever})
-        check_query(question, run.settings.recall.budget)
-        primary, no_llm = None, ""
-        try:
-            primary = run.llm("primary", llm)
-        except LLMError as exc:
-            if llm:  # the user named a model: a problem with it is an error, not a fallback
-                raise
-            no_llm = NO_LLM.format(reason=exc)
-        with _reader(workspace, question, llm, run) as mem:
-            ctx = mem.recall(question)
-            reply = answer(primary, question, ctx) if primary is not None else None
+    run = setup(config, backend, unsafe_local, {"recall.budget": budget, "policies.retriever": retriever})
+    check_query(question, run.settings.recall.budget)
+    primary, no_llm = None, ""
+    try:
+        primary = run.llm("primary", llm)
+    except LLMError as exc:
+        if llm:  # the user named a model: a problem with it is an error, not a fallback
+            raise
+        no_llm = NO_LLM.format(reason=exc)
+    with _reader(workspace, question, llm, run) as mem:
+        ctx = mem.recall(question)
+        reply = answer(primary, question, ctx) if primary is not None else None
     if json_out:
         out = reply.as_dict() if reply else {"question": question, "answer": None, "error": no_llm,
                                              "context": ctx.as_dict()}
@@ -146,7 +142,6 @@ def ask(
         print_context(ctx)
         return
     print_context(ctx)
-    console.print(f"[bold]answer:[/] {shown(reply.text)}  [dim]({reply.input_tokens} input tokens; the whole ask: "
-                  f"{reply.cost.input_tokens} in / {reply.cost.output_tokens} out tokens, {reply.cost.llm_calls} "
-                  f"LLM calls{_dollars(reply.cost)})[/]",
+    console.print(f"[bold]answer:[/] {shown(reply.text)}  [dim](the whole ask: {reply.cost.input_tokens} in / "
+                  f"{reply.cost.output_tokens} out tokens, {reply.cost.llm_calls} LLM calls{_dollars(reply.cost)})[/]",
                   highlight=False)

@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 
 from horma.agents.trajectory import read_trajectory
-from horma.cli.common import console, fail, plain, shown
-from horma.cli.options import JSON_OPT, input_errors
+from horma.cli.common import console, plain, shown
+from horma.cli.options import JSON_OPT
+from horma.errors import NotFound
 from horma.workspace import Workspace, WorkspaceError
 
 
@@ -45,16 +46,15 @@ def trace(
 
     Example: [bold]horma trace ./mem --list[/]  then  [bold]horma trace ./mem 3[/]
     """
-    with input_errors():
-        ws = Workspace.open(workspace)
-        runs = _runs(ws, role)
-        if list_runs:
-            _list(runs, json_out)
-            return
-        if not runs:
-            fail(f"{workspace}: no trajectories yet (run `horma recall` or an ingest first)")
-        path = _pick(runs, run) if run else runs[-1]
-        records = read_trajectory(path)
+    ws = Workspace.open(workspace)
+    runs = _runs(ws, role)
+    if list_runs:
+        _list(runs, json_out)
+        return
+    if not runs:
+        raise NotFound(f"{workspace}: no trajectories yet (run `horma recall` or an ingest first)")
+    path = _pick(runs, run) if run else runs[-1]
+    records = read_trajectory(path)
     if json_out:
         console.print_json(json.dumps({"run": path.name, "records": records}, ensure_ascii=False))
         return

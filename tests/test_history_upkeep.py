@@ -10,7 +10,7 @@ from pathlib import Path
 
 import horma
 from horma.history import NotesHistory
-from horma.history_packs import MAX_PACKS, open_fds
+from horma.history_packs import MAX_PACKS, compact, delta_records, merge_count, open_fds, pack_objects
 from horma.workspace import Unit
 
 from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
@@ -104,3 +104,46 @@ def test_packs_stay_bounded_no_pack_stays_open_and_compaction_keeps_every_revisi
         mem.record(session(99), slug="after")  # a commit after compaction adds a pack beside it
         assert len(list((history.path / "objects" / "pack").glob("*.pack"))) == 2
     assert open_fds() <= before + 2
+
+
+def test_a_merge_takes_the_small_packs_and_leaves_the_big_one():
+    assert merge_count([17] * 7 + [6000]) == 7  # the packs since the last merge, not the history
+    assert merge_count([17] * 7 + [100]) == 8  # they add up to half of the big one: everything
+    assert merge_count([17, 6000]) == 0 and merge_count([5]) == 0 and merge_count([]) == 0
+
+
+def test_a_merge_of_packs_without_the_newest_commit_still_stores_each_note_as_deltas(tmp_path):
+    with horma.Memory(tmp_path / "mem") as mem:
+        for n in range(12):
+            mem.record(session(n), slug=f"s{n}")
+        history = NotesHistory(mem.workspace)
+        repo = history.repo()
+        head = repo.head()  # left out, as when the newest pack is bigger than those merged
+        objects = {o.id: o for p in repo.object_store.packs for o in p.iterobjects() if o.id != head}
+        history.close()
+    records = delta_records(objects)
+    deltas = [r for r in records if r.delta_base is not None]
+    assert len(records) == len(objects)
+    assert len(deltas) > len(records) / 3  # the versions of every page and tree, whole only at their newest
+    written = set()
+    for r in records:  # a base precedes its deltas, so each is an offset delta
+        assert r.delta_base is None or r.delta_base in written
+        written.add(r.sha())
+
+
+def test_commits_write_their_own_small_packs_and_merging_keeps_every_revision_readable_by_git(tmp_path):
+    with horma.Memory(tmp_path / "mem") as mem:
+        for n in range(12):
+            mem.record(session(n), slug=f"s{n}")
+        history = NotesHistory(mem.workspace)
+        assert len(pack_objects(history.path)) == 12  # one pack per commit, nothing merged yet
+        every = {r.id: history.files_at(r.id.encode()) for r in history.log()}
+        size = sum(p.stat().st_size for p in (history.path / "objects" / "pack").glob("*.pack"))
+        history.close()
+        assert compact(history.path, mem.workspace.writer) >= 2
+        packs = list((history.path / "objects" / "pack").glob("*.pack"))
+        assert len(packs) < 12 and sum(p.stat().st_size for p in packs) < size / 2
+        fsck(history.path)
+        history = NotesHistory(mem.workspace)
+        assert {r.id: history.files_at(r.id.encode()) for r in history.log()} == every
+        history.close()

@@ -8,12 +8,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from test_memory import SESSION_1, SESSION_2
+
 import horma
 from horma.history import NotesHistory
 from horma.history_packs import MAX_PACKS, compact, delta_records, merge_count, open_fds, pack_objects
 from horma.workspace import Unit
-
-from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
 
 
 def session(n: int) -> list[Unit]:

@@ -206,7 +206,8 @@ def refine_cmd(
     from horma.bench.methods import MethodError, MethodOptions
     from horma.bench.qa import locomo_tasks
     from horma.llm import LLMError
-    from horma.refine import QAArena, RefineConfig, RefineError, refine
+    from horma.qa_arena import QAArena
+    from horma.refine import RefineConfig, RefineError, refine
 
     if bench not in REFINE_BENCHES:
         fail(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")

@@ -38,6 +38,7 @@ from horma.core.text import TOKEN_PATTERN
 from horma.prompts import render_prompt
 from horma.refine_plot import plot_growth
 from horma.skill_proposals import ProposalError, Review, parse_proposals, review_proposals
+from horma.skill_rounds import save_round
 from horma.skills import (
     HEURISTIC_OPTIONS,
     Skill,
@@ -45,7 +46,6 @@ from horma.skills import (
     load_library,
     read_skill_file,
     rounds,
-    save_round,
 )
 from horma.workspace import atomic_write
 

@@ -14,13 +14,12 @@ from horma import resources
 from horma.cli.common import console, fail, policy_llm_driven, shown, user_errors
 from horma.cli.options import CONFIG_OPT
 from horma.config import ConfigError, load_config
+from horma.skill_rounds import diff_rounds, rollback
 from horma.skills import (
     BASE,
     SkillError,
-    diff_rounds,
     find_skill,
     load_library,
-    rollback,
     rounds,
 )
 

@@ -31,7 +31,7 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -39,17 +39,15 @@ from dulwich.errors import NotGitRepository
 from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
 
+from horma.history_files import Snapshot, sync_notes_index, walk_notes, write_snapshot
 from horma.history_packs import HISTORY_DIR, clear_stale_locks, compact, drop_leftovers, store_objects
-from horma.workspace import INDEX_FILE, NOTES_DIR, FileSig, FileWriter, Workspace, WorkspaceError
+from horma.workspace import FileSig, Workspace, WorkspaceError
 
 REV_LEN = 12  # hex digits of a revision as `horma log` prints it
 AUTHOR = b"horma <horma@localhost>"
 BRANCH = b"refs/heads/main"
 _FILE_MODE = stat.S_IFREG | 0o644
 _DIR_MODE = stat.S_IFDIR
-
-Snapshot = dict[str, bytes]  # workspace-relative path -> content, for notes/ and INDEX.md
-
 
 class HistoryError(WorkspaceError):
     """A bad revision or an unreadable history, worded for the user."""
@@ -88,51 +86,7 @@ class NotesHistory:
     # -- reading the working files ------------------------------------------------
     def snapshot(self) -> Snapshot:
         """``notes/`` and ``INDEX.md`` as they are on disk: regular files only, links never followed."""
-        return {rel: data for rel, _sig, data in self._walk(lambda rel, sig: True)}
-
-    def _walk(self, wanted: Callable[[str, FileSig], bool]) -> Iterator[tuple[str, FileSig, bytes | None]]:
-        """``(path, signature, content or None when not wanted)`` of every tracked file.
-
-        One ``scandir`` per folder and one ``lstat`` per file, on plain strings: a commit after each record
-        walks every note, so this is the one part of a commit that grows with the workspace.
-        """
-        root = str(self.workspace.root)
-        yield from self._read_files(root, [INDEX_FILE], wanted)
-        folders = [NOTES_DIR]
-        while folders:
-            base = folders.pop()
-            try:
-                entries = sorted(os.scandir(f"{root}/{base}"), key=lambda e: e.name)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            files = []
-            for e in entries:
-                if e.is_dir(follow_symlinks=False):  # a linked folder is never entered
-                    folders.append(f"{base}/{e.name}")
-                else:
-                    files.append(f"{base}/{e.name}")
-            yield from self._read_files(root, files, wanted)
-
-    @staticmethod
-    def _read_files(root: str, rels: list[str], wanted: Callable[[str, FileSig], bool]
-                    ) -> Iterator[tuple[str, FileSig, bytes | None]]:
-        for rel in rels:
-            try:
-                st = os.lstat(f"{root}/{rel}")
-            except FileNotFoundError:
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                continue  # a link or anything else an agent left: not a note
-            sig = (st.st_mtime_ns, st.st_size, st.st_ino)
-            if not wanted(rel, sig):
-                yield rel, sig, None
-                continue
-            try:
-                fd = os.open(f"{root}/{rel}", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            except FileNotFoundError:
-                continue
-            with os.fdopen(fd, "rb") as fh:
-                yield rel, sig, fh.read()
+        return {rel: data for rel, _sig, data in walk_notes(str(self.workspace.root), lambda rel, sig: True)}
 
     # -- the repository -------------------------------------------------------------
     @property
@@ -201,7 +155,8 @@ class NotesHistory:
         new: dict[bytes, ShaFile] = {}  # objects this commit adds, written as one pack
         files: dict[str, bytes] = {}
         cached: dict[str, tuple[FileSig, bytes]] = {}
-        for rel, sig, data in self._walk(lambda rel, sig: self._blobs.get(rel, (None,))[0] != sig):
+        root = str(self.workspace.root)
+        for rel, sig, data in walk_notes(root, lambda rel, sig: self._blobs.get(rel, (None,))[0] != sig):
             if data is None:
                 files[rel] = self._blobs[rel][1]
             else:
@@ -432,34 +387,4 @@ def _build_tree(files: dict[str, bytes], new: dict[bytes, ShaFile], stored: dict
     return build(root)
 
 
-def write_snapshot(workspace: Workspace, files: Snapshot, current: Snapshot) -> None:
-    """Make ``notes/`` and ``INDEX.md`` hold exactly ``files``: changed ones written atomically, others deleted.
-
-    Writes go through :class:`FileWriter` (never through a link); a deletion
-    unlinks a regular file only. Emptied note folders are removed.
-    """
-    root = workspace.root
-    with FileWriter(root) as out:
-        for rel, data in files.items():
-            if current.get(rel) != data:
-                out.write(rel, data.decode("utf-8", "surrogateescape"))
-    for rel in current:
-        if rel not in files:
-            path = root / rel
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                path.unlink()
-    for folder, _dirs, _names in os.walk(root / NOTES_DIR, topdown=False):
-        if folder != str(root / NOTES_DIR) and not os.listdir(folder):
-            os.rmdir(folder)
-
-
-def sync_notes_index(workspace: Workspace) -> dict:
-    """Bring the search index's note tables in line with the notes on disk (caller holds the lock)."""
-    from horma.index import open_index
-
-    with open_index(workspace) as idx:
-        return idx.sync(str(workspace.root))
-
-
-__all__ = ["HISTORY_DIR", "HistoryError", "NotesHistory", "Revision", "Snapshot", "sync_notes_index",
-           "write_snapshot"]
+__all__ = ["HISTORY_DIR", "HistoryError", "NotesHistory", "Revision"]

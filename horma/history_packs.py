@@ -61,7 +61,10 @@ def clear_stale_locks(history: Path) -> list[str]:
     refs = history / "refs"
     if refs.is_dir():
         candidates.extend(refs.rglob("*.lock"))
-    candidates.extend((history / "objects" / "pack").glob(f"{_TMP}*"))
+    packs = history / "objects" / "pack"
+    candidates.extend(packs.glob(f"{_TMP}*"))
+    # a .pack with no .idx: its writer died between the two renames (no reader lists it; it may hold note text)
+    candidates.extend(p for p in packs.glob("*.pack") if not p.with_suffix(".idx").exists())
     for lock in candidates:
         if lock.is_file() and not lock.is_symlink():
             lock.unlink()

@@ -47,9 +47,14 @@ def test_a_dead_writers_ref_lock_is_cleared_and_the_next_record_is_a_revision(tm
         # what a writer killed between dulwich's lock and its rename leaves: the lock file, holding a commit id
         lock = history.path / "refs" / "heads" / "main.lock"
         lock.write_bytes(head + b"\n")
+        # and what one killed while writing its pack leaves: a temp file, or a pack renamed without its index
+        pack_dir = history.path / "objects" / "pack"
+        half = [pack_dir / "tmp-horma-dead.idx", pack_dir / ("pack-" + "0" * 40 + ".pack")]
+        for f in half:
+            f.write_bytes(b"PACK half written")
         result = mem.record(SESSION_2, slug="trip")
     assert result.archived == 3
-    assert not lock.exists()
+    assert not lock.exists() and not any(f.exists() for f in half)
     log = NotesHistory(mem.workspace).log()
     assert [r.message for r in log] == ["heuristic manager: organized 2024-02-02T18-30__trip",
                                         "heuristic manager: organized 2024-01-10T09-00__boat"]

@@ -47,7 +47,8 @@ HEURISTIC_OPTIONS: dict[str, tuple[type, str]] = {
     "session_notes": (bool, "one note per session/segment with its date, participants and key events"),
     "topic_notes": (bool, "group lines about the same topic or relation (family, work, hobbies) into topic notes"),
     "timeline": (bool, "a dated timeline note of events, newest segment last"),
-    "anchor_relative_dates": (bool, "rewrite relative time words (yesterday, last week) as absolute dates from the segment date"),
+    "anchor_relative_dates": (bool, "rewrite relative time words (yesterday, last week) as absolute dates from the "
+                                    "segment date"),
     "verbatim_quotes": (bool, "copy the exact text of salient turns into notes instead of key phrases only"),
     "session_gists": (bool, "session notes give each turn's first words, not only its id, line and dates"),
     "quote_mentions": (bool, "people/entity/topic pages give each mention's first words, not only a pointer"),
@@ -280,7 +281,11 @@ def heuristic_options(domain: str | None, round: int | None = None,
 
 # -- duplicates --------------------------------------------------------------
 _STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "them", "then", "this", "to", "when", "where", "which", "while", "with", "each", "every", "any", "all", "not", "no", "do", "does", "should", "must", "can", "it's"]
+    [
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its", "of",
+        "on", "or", "that", "the", "their", "them", "then", "this", "to", "when", "where", "which", "while",
+        "with", "each", "every", "any", "all", "not", "no", "do", "does", "should", "must", "can", "it's",
+    ]
 )
 
 

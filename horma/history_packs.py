@@ -138,7 +138,8 @@ def merge_count(sizes: list[int]) -> int:
 
 
 def delta_records(objects: dict[bytes, ShaFile]) -> list[UnpackedObject]:
-    """Every object as a pack record: each version of a path a delta from the next version, the newest whole.
+    """Every object as a pack record: each version of a path a delta from the next version, the newest a delta
+    from the newest of the path before it in the same folder (or whole).
 
     The paths come from the commits among ``objects``, followed from the
     newest back (the history is linear; a merge of the small packs need not
@@ -149,8 +150,12 @@ def delta_records(objects: dict[bytes, ShaFile]) -> list[UnpackedObject]:
     versions = _versions(objects)
     base: dict[bytes, bytes | None] = {}
     depth: dict[bytes, int] = {}
-    for shas in versions.values():
-        newer: bytes | None = None
+    sibling: dict[tuple[bytes, int], bytes] = {}  # (folder, type) -> the newest version of the last path in it
+    for path in sorted(versions):
+        shas = versions[path]
+        key = (path.rpartition(b"/")[0], objects[shas[-1]].type_num)
+        newer: bytes | None = sibling.get(key)  # a new note is much like its neighbour (two session notes)
+        sibling[key] = shas[-1]
         for sha in reversed(shas):  # newest first
             if sha not in base:
                 if newer is not None and depth[newer] < MAX_DEPTH:

@@ -122,7 +122,7 @@ def main() -> None:
         for seg, n in slots:
             if ctx.room < 20:
                 break
-            if ctx.select(*_one((seg, n))).startswith("selected"):
+            if ctx.select(*_one((seg, n))).selected:
                 selects += 1
         fill_ms = (time.perf_counter() - t0) * 1000
         print(f"fill a 10,000-token budget: {selects} one-line selects, {ctx.tokens} tokens, {fill_ms:.0f} ms")

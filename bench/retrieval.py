@@ -44,7 +44,8 @@ from horma.bench.flat import FlatError, FlatIndex
 from horma.bench.locomo import QA, Conversation, DatasetError, load_locomo, questions
 from horma.context import Context
 from horma.core.text import count_tokens
-from horma.sandbox import SandboxError, View, open_sandbox
+from horma.errors import HormaError
+from horma.sandbox import View, open_sandbox
 from horma.workspace import Workspace
 
 console = Console(stderr=True)
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         report = run(args)
-    except (DatasetError, SandboxError, FlatError, ValueError) as exc:
+    except (HormaError, ValueError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return 1
     if args.json:

@@ -23,9 +23,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from horma.note import Note
 from horma.sandbox import View, check_backends, open_sandbox, safe_env
 from horma.sandbox import bwrap as bwrap_backend
-from horma.workspace import Note, Unit, Workspace
+from horma.workspace import Unit, Workspace
 
 
 def timed(fn: Callable[[], object], n: int, warmup: int = 5) -> dict[str, float]:

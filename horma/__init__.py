@@ -12,8 +12,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-_EXPORTS = {"Memory": "horma.memory", "Note": "horma.workspace", "Unit": "horma.workspace",
-            "Workspace": "horma.workspace", "WorkspaceError": "horma.workspace"}
+_EXPORTS = {"Memory": "horma.memory", "Note": "horma.note", "Unit": "horma.workspace",
+            "Workspace": "horma.workspace", "WorkspaceError": "horma.workspace_error"}
 
 __all__ = [*_EXPORTS, "__version__"]
 

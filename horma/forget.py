@@ -41,9 +41,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from horma.core.notes import citations
+from horma.file_writes import atomic_write
 from horma.forget_selection import Selection
-from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
+from horma.history import HISTORY_DIR, NotesHistory
+from horma.history_files import Snapshot, write_snapshot
 from horma.leftovers import clean_leftovers
+from horma.note import parse_note
 from horma.workspace import (
     INDEX_FILE,
     META_DIR,
@@ -51,8 +54,6 @@ from horma.workspace import (
     RawLine,
     Workspace,
     WorkspaceError,
-    atomic_write,
-    parse_note,
     parse_raw_line,
 )
 

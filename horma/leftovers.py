@@ -1,7 +1,7 @@
 """Files a killed writer leaves behind, removed under the writer lock.
 
 Every host write is a temp file renamed into place (``atomic_write``,
-:class:`horma.workspace.FileWriter`). A kill between the two leaves the temp
+:class:`horma.file_writes.FileWriter`). A kill between the two leaves the temp
 file: under ``raw/`` it holds the text of units that were never archived, which
 neither a re-run (it writes a new temp file) nor ``horma forget`` (it forgets
 archived units) would ever touch. Host writes to ``raw/`` and ``notes/`` happen

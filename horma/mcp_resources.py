@@ -26,7 +26,7 @@ MAX_RESOURCES = 2000
 class WorkspaceResources:
     """The resource half of the server (mixed into :class:`horma.mcp_server.HormaMCP`, which sets ``spaces``)."""
 
-    spaces: Any  # horma.mcp_server.Workspaces
+    spaces: Any  # horma.mcp_workspaces.Workspaces
 
     async def list_resources(self) -> list[Resource]:
         return await anyio.to_thread.run_sync(self._resources)

@@ -15,23 +15,18 @@ Resources: each workspace's ``INDEX.md`` and its notes, as ``horma://<workspace>
 
 One server serves one workspace folder, or a root folder of many (``--root``),
 the workspace named per call (the ``workspace`` argument) or fixed for the
-server. Names are validated and every workspace has its own sandbox sessions,
-so one workspace's calls never see another's files: host-side reads go
-through :mod:`horma.paths` (no ``..``, no links, ``.horma/`` hidden) and
-``run`` sees only its workspace's read view. Calls into one workspace are
-serialized (its sandbox shells are single-threaded); the blocking work runs in
-worker threads so the event loop keeps serving other clients.
+server (:mod:`horma.mcp_workspaces`). Names are validated and every workspace
+has its own sandbox sessions, so one workspace's calls never see another's
+files: host-side reads go through :mod:`horma.paths` (no ``..``, no links,
+``.horma/`` hidden) and ``run`` sees only its workspace's read view
+(:mod:`horma.mcp_navigation`). Calls into one workspace are serialized (its
+sandbox shells are single-threaded); the blocking work runs in worker threads
+so the event loop keeps serving other clients.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
-import stat
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
@@ -40,9 +35,10 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from horma import __version__, paths
-from horma.config import Settings, load_config
+from horma import __version__
+from horma.errors import HormaError
 from horma.mcp_http import DEFAULT_MAX_BODY, BodyLimit
+from horma.mcp_navigation import do_read, do_run, do_search, do_tree
 from horma.mcp_resources import WorkspaceResources
 from horma.mcp_tools import (
     Newlines,
@@ -56,18 +52,8 @@ from horma.mcp_tools import (
     error_line,
     recall_text,
     record_text,
-    search_command,
 )
-from horma.memory import Memory
-from horma.sandbox import Sandbox, SandboxError, View, open_for_agent
-from horma.sandbox.views import index_dir
-from horma.server_pool import PoolLimits, Upkeep, WorkspacePool, compact_in_child, compaction_due
-from horma.vectors import format_near, nearest
-from horma.workspace import META_DIR, Workspace, WorkspaceError
-
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-READ_MAX_LINES = 2000
-READ_MAX_CHARS = 64_000
+from horma.mcp_workspaces import Served, Workspaces
 
 INSTRUCTIONS = """\
 horma is a file-tree memory. `record` archives conversation turns or steps (units) exactly under raw/ and
@@ -78,243 +64,6 @@ read-only shell command: ls, grep, cat, hsearch). `forget` and `delete_note` del
 A failed call answers one line: `code: what is wrong`."""
 
 T = TypeVar("T")
-
-
-@dataclass
-class Options:
-    """How the served workspaces' memories are built: the settings (``mcp.*`` for the server's own limits),
-    and the one LLM their LLM-driven policies share (built once, not once per workspace)."""
-
-    settings: Settings = field(default_factory=load_config)
-    llm: Any = None
-
-    @property
-    def pool(self) -> PoolLimits:
-        return PoolLimits(self.settings.mcp.max_open, self.settings.mcp.idle_close or None)
-
-
-@dataclass
-class Served:
-    """One served workspace: its memory, the client's own read-view session, and the lock that serializes calls."""
-
-    name: str
-    workspace: Workspace
-    options: Options
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    _memory: Memory | None = None
-    _client_box: Sandbox | None = None
-
-    @property
-    def memory(self) -> Memory:
-        if self._memory is None:
-            self._memory = Memory(self.workspace, llm=self.options.llm, settings=self.options.settings)
-        return self._memory
-
-    @property
-    def client_box(self) -> Sandbox:
-        """The read view the client's ``search`` and ``run`` act in: its own session, so a client's shell
-        state (functions, variables) never reaches the retriever's; an unisolated one is refused."""
-        if self._client_box is None:
-            sandbox = self.options.settings.sandbox
-            self._client_box = open_for_agent(self.workspace.root, sandbox.backend, View.READ,
-                                              llm_driven=True, allow_unsafe_local=sandbox.unsafe_local)
-        return self._client_box
-
-    def reopen(self) -> None:
-        """Read the workspace afresh (after ``forget`` rewrote raw/, every cached id is stale); holds ``lock``."""
-        if self._memory is not None:
-            self._memory.close()
-            self._memory = None
-        self.workspace = Workspace.open(self.workspace.root)
-
-    def close(self) -> None:
-        with self.lock:
-            self._release()
-
-    def close_if_idle(self) -> bool:
-        """Close unless a call holds the workspace now (the pool never waits on a busy one)."""
-        if not self.lock.acquire(blocking=False):
-            return False
-        try:
-            self._release()
-        finally:
-            self.lock.release()
-        return True
-
-    def _release(self) -> None:
-        if self._client_box is not None:
-            self._client_box.close()
-            self._client_box = None
-        if self._memory is not None:
-            self._memory.close()
-            self._memory = None
-
-
-class Workspaces:
-    """What one server serves: one workspace folder, or a root folder of many workspaces.
-
-    ``root`` mode names a workspace per call, unless ``fixed`` names it for the
-    server. A name is one folder directly under the root (letters, digits,
-    ``_.-``; not a link); ``record`` into a new name creates that workspace.
-    """
-
-    def __init__(self, options: Options, *, workspace: Path | None = None, root: Path | None = None,
-                 fixed: str | None = None):
-        if (workspace is None) == (root is None):
-            raise WorkspaceError("serve either one workspace or a --root of workspaces")
-        self.options = options
-        self._served: dict[str, Served] = {}
-        self.pool = WorkspacePool(options.pool)  # what stays open: owned by the server, not by a client session
-        self.upkeep = Upkeep(self.pool)
-        self._lock = threading.Lock()
-        self.root = root.resolve() if root is not None else None
-        self.fixed = fixed
-        if workspace is not None:
-            ws = Workspace.init(workspace)
-            self.fixed = self.check_name(ws.root.name) if NAME.fullmatch(ws.root.name) else "workspace"
-            self._served[self.fixed] = Served(self.fixed, ws, options)
-        else:
-            if self.root.exists() and not self.root.is_dir():
-                raise WorkspaceError(f"{root}: exists and is not a directory")
-            self.root.mkdir(parents=True, exist_ok=True)
-            if fixed is not None:
-                folder = self.root / self.check_name(fixed)
-                if folder.is_symlink():
-                    raise WorkspaceError(f"workspace {fixed!r} is a link; links are refused")
-                self._served[fixed] = Served(fixed, Workspace.init(folder), options)
-
-    @property
-    def multi(self) -> bool:
-        """Whether a call names its workspace."""
-        return self.fixed is None
-
-    @staticmethod
-    def check_name(name: str) -> str:
-        if not isinstance(name, str) or not NAME.fullmatch(name) or name in (".", ".."):
-            raise WorkspaceError(f"bad workspace name {name!r}: use 1-64 letters, digits, '_', '.' or '-', "
-                                 "starting with a letter or digit")
-        return name
-
-    def names(self) -> list[str]:
-        """The workspaces a client may name."""
-        if not self.multi:
-            return [self.fixed]
-        out = []
-        for p in sorted(self.root.iterdir()):
-            if NAME.fullmatch(p.name) and not p.is_symlink() and (p / META_DIR / "workspace.yaml").is_file():
-                out.append(p.name)
-        return out
-
-    def get(self, name: str | None, *, create: bool = False) -> Served:
-        """The served workspace a call names (None: the fixed one)."""
-        if not self.multi:
-            if name not in (None, "", self.fixed):
-                raise WorkspaceError(f"this server serves only the workspace {self.fixed!r}; omit 'workspace'")
-            return self._served[self.fixed]
-        if name is None or name == "":
-            known = ", ".join(self.names()) or "none yet"
-            raise WorkspaceError(f"name the workspace: this server serves a folder of workspaces ({known})")
-        name = self.check_name(name)
-        with self._lock:
-            served = self._served.get(name)
-            if served is not None:
-                return served
-            folder = self.root / name
-            if folder.is_symlink():
-                raise WorkspaceError(f"workspace {name!r} is a link; links are refused")
-            if not (folder / META_DIR / "workspace.yaml").is_file():
-                if not create:
-                    known = ", ".join(self.names()) or "none yet"
-                    raise WorkspaceError(f"no workspace {name!r} (workspaces: {known}); `record` creates one")
-                Workspace.init(folder)
-            served = self._served[name] = Served(name, Workspace.open(folder), self.options)
-            return served
-
-    def after_call(self, served: Served) -> None:
-        """Keep the open workspaces in bounds; queue a history compaction once its packs pile up."""
-        self.pool.used(served)
-        if compaction_due(served.workspace.meta):
-            root = served.workspace.root
-            self.upkeep.submit(f"compact {served.name}", lambda: compact_in_child(root))
-
-    def close(self) -> None:
-        """Close every workspace: at server shutdown only (a client session's end closes nothing)."""
-        self.upkeep.stop()
-        for served in list(self._served.values()):
-            served.close()
-        self.pool.clear()
-
-
-# -- what the tools do (blocking; called in a worker thread under the workspace's lock) ----------------------
-def _box_output(box: Sandbox, command: str, timeout: float) -> tuple[str, int]:
-    box.exec(f"cd {shlex.quote(box.home)}")  # every call starts at the workspace root
-    result = box.exec(command, timeout=timeout)
-    out = result.output.rstrip("\n") if result.output.strip() else "(no output)"
-    if result.timed_out:
-        out += f"\n[timed out after {timeout:g} s]"
-    return out, result.exit_code
-
-
-def do_search(served: Served, query: str, n: int) -> str:
-    if not query.strip():
-        raise WorkspaceError("the query is empty")
-    query = " ".join(query.split())
-    near = nearest(str(index_dir(served.memory.workspace.root)), query)  # meaning, embedded here on the host
-    near_arg = f"--near {format_near(near)} " if near else ""
-    timeout = served.options.settings.mcp.run_timeout
-    out, code = _box_output(served.client_box, search_command(query, n, near_arg), timeout)
-    if code == 1:  # like grep: nothing matched
-        return f"(no matches for {query!r})"
-    if code != 0:
-        raise WorkspaceError(f"search failed (exit {code}): {out[-500:]}")
-    return out
-
-
-def do_run(served: Served, command: str) -> str:
-    if not command.strip():
-        raise WorkspaceError("the command is empty")
-    out, code = _box_output(served.client_box, command, served.options.settings.mcp.run_timeout)
-    return f"{out}\n[exit code {code}]"
-
-
-def do_read(served: Served, path: str, start: int | None, end: int | None) -> str:
-    parts = paths.split(path)
-    lines = paths.read_text(served.workspace.root, parts).splitlines()
-    first = start or 1
-    last = min(end or len(lines), len(lines), first + READ_MAX_LINES - 1)
-    if not lines:
-        return "(empty file)"
-    if first > len(lines) or (end is not None and end < first):
-        raise WorkspaceError(f"{path}: bad line range {start}-{end} (the file has {len(lines)} lines)")
-    out, size = [], 0
-    for n in range(first, last + 1):
-        row = f"{n:>6}\t{lines[n - 1]}"
-        size += len(row) + 1
-        if size > READ_MAX_CHARS:
-            out.append(f"[... stopped at {READ_MAX_CHARS} characters: read from line {n} on]")
-            break
-        out.append(row)
-    else:
-        if last < len(lines):
-            out.append(f"[... {len(lines) - last} more lines: read from line {last + 1} on]")
-    return "\n".join(out)
-
-
-def do_tree(served: Served, path: str, depth: int) -> str:
-    parts = paths.split(path)
-    st = paths.lstat(served.workspace.root, parts)
-    if st is None or not stat.S_ISDIR(st.st_mode):
-        raise paths.PathRefused(path, "no such folder" if st is None else "is a file, not a folder: read it")
-    entries = paths.listing(served.workspace.root, parts, depth)
-    label = "/".join(parts) or "."
-    rows = [f"{label}/"]
-    for e in entries:
-        indent = "  " * e.depth
-        name = e.path.rsplit("/", 1)[-1]
-        suffix = {"dir": "/", "link": " (link, not followed)", "other": " (special file)"}.get(e.kind, "")
-        size = f"  {e.size} B" if e.kind == "file" else ""
-        rows.append(f"{indent}{name}{suffix}{size}")
-    return "\n".join(rows)
 
 
 # -- the server ------------------------------------------------------------------------------------------------
@@ -367,7 +116,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
 
         try:
             return await anyio.to_thread.run_sync(work)
-        except (WorkspaceError, SandboxError, ValueError) as exc:
+        except (HormaError, ValueError) as exc:
             raise coded(exc) from None
 
     @server.tool(annotations=ToolAnnotations(title="Record units", readOnlyHint=False, destructiveHint=False,

@@ -5,15 +5,18 @@ The server module (:mod:`horma.mcp_server`) declares the tools, bar the two
 deleting ones (:func:`add_deletion_tools`); every job here runs in a worker
 thread under the workspace's lock.
 
-Error codes are stable: a client may branch on the word before the colon.
+Error codes are stable: a client may branch on the word before the colon. They
+are the codes of :mod:`horma.errors`, the same the CLI prints under ``--json``
+(docs/errors.md lists them all); those a tool call meets:
 
 - ``bad_argument``: an argument of the wrong type or out of range;
 - ``bad_unit``: a unit the record contract refuses (:mod:`horma.record_contract`);
 - ``bad_path``: a path that leaves the workspace, crosses a link, or names nothing;
 - ``workspace``: the workspace refuses the call (unknown name, nothing matches, lock held);
 - ``sandbox``: the sandbox could not run the command;
-- ``unknown_tool``: no tool of that name;
-- ``internal``: anything else (a bug: please report it with the line).
+- ``provider``: the model of an LLM policy could not be reached or used;
+- ``unknown_tool``: no tool of that name (MCP only);
+- ``internal``: anything else (a bug: please report it with the line; MCP only).
 """
 
 from __future__ import annotations
@@ -31,10 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from horma import agent_files, paths
 from horma.core.layout import MANAGER_KINDS
+from horma.errors import BadArgument, HormaError
 from horma.forget import Selection, forget
-from horma.sandbox import SandboxError
-from horma.units import UnitError
-from horma.workspace import NOTES_DIR, Workspace, WorkspaceError
+from horma.workspace import NOTES_DIR, Workspace
 
 if TYPE_CHECKING:
     from horma.memory import Memory
@@ -46,7 +48,7 @@ Newlines = Literal["refuse", "fold"]
 
 
 class Served(Protocol):
-    """What a job needs of a served workspace (``horma.mcp_server.Served`` is one); declared here so
+    """What a job needs of a served workspace (``horma.mcp_workspaces.Served`` is one); declared here so
     the jobs never import the server that calls them."""
 
     name: str
@@ -111,16 +113,9 @@ def one_line(text: str) -> str:
 
 
 def coded(exc: Exception) -> CodedError:
-    """A known failure of a tool's job as its coded line."""
-    if isinstance(exc, UnitError):
-        return CodedError("bad_unit", str(exc))
-    if isinstance(exc, paths.PathRefused):
-        return CodedError("bad_path", str(exc))
-    if isinstance(exc, WorkspaceError):
-        return CodedError("workspace", str(exc))
-    if isinstance(exc, SandboxError):
-        return CodedError("sandbox", str(exc))
-    return CodedError("bad_argument", str(exc))
+    """A known failure of a tool's job as its coded line: a HormaError's own code; a ValueError the
+    arguments caused."""
+    return CodedError(exc.code if isinstance(exc, HormaError) else BadArgument.code, str(exc))
 
 
 def error_line(exc: ToolError) -> str:

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from horma.errors import BadArgument
 from horma.workspace import WorkspaceError
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
@@ -33,6 +34,9 @@ LINKS = "links are refused"
 
 class PathRefused(WorkspaceError):
     """A path a client named that horma will not act on; ``reason`` words it for the client."""
+
+    code = "bad_path"
+    exit_code = BadArgument.exit_code
 
     def __init__(self, path: str, reason: str):
         super().__init__(f"{path}: {reason}" if path else reason)

@@ -13,12 +13,13 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 
+from horma.config import ConfigError
 from horma.resources import PROMPTS
 
 _SUFFIXES = ("", ".md.j2", ".md", ".j2")
 
 
-class PromptError(Exception):
+class PromptError(ConfigError):
     """A prompt template is missing or cannot be rendered; worded for the user."""
 
 

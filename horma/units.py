@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from horma.errors import BadArgument
 from horma.workspace import SEP, Unit, WorkspaceError
 
 UNIT_FIELDS = ("id", "time", "actor", "text")
@@ -51,6 +52,9 @@ _RFC3339_LOWER = re.compile(r"(?<=\d)t(?=\d)|(?<=\d)z$")  # RFC 3339 allows 't' 
 
 class UnitError(WorkspaceError):
     """A unit (or a name that becomes a path) the archive cannot store exactly; worded for the user."""
+
+    code = "bad_unit"
+    exit_code = BadArgument.exit_code
 
 
 def _refuse_chars(value: str, what: str) -> None:

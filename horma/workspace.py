@@ -18,24 +18,33 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import json
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 from filelock import FileLock, Timeout
 
-from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE  # noqa: F401
-from horma.core.text import SEP, format_unit, parse_unit  # noqa: F401
+from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE
+from horma.core.text import SEP, format_unit, parse_unit
+from horma.file_writes import FileSig, FileWriter, atomic_write, file_sig
 from horma.filecheck import file_problem
 from horma.modes import readable_writes
+from horma.note import Note, parse_note
+from horma.workspace_error import WorkspaceError
+
+# Names kept importable from here though they live in horma.file_writes, horma.note and
+# horma.workspace_error: dozens of modules import them from horma.workspace, among them the
+# manager, refine, skills and history modules being split on other branches.
+__all__ = [
+    "INDEX_FILE", "META_DIR", "NOTES_DIR", "RAW_DIR", "SEP", "UNITS_FILE", "FileSig", "FileWriter", "Note",
+    "RawLine", "Unit", "Workspace", "WorkspaceError", "atomic_write", "file_sig", "now_iso", "parse_note",
+    "parse_raw_line", "slugify", "timestamp_dirname",
+]
 
 DEFAULT_INDEX = """# INDEX
 
@@ -43,10 +52,6 @@ DEFAULT_INDEX = """# INDEX
   (`ID | time | actor: text`). Written by code, never edited.
 - `notes/` notes written by the memory manager, each with `sources:` back to raw lines.
 """
-
-
-class WorkspaceError(Exception):
-    """A problem with a workspace or its files, worded for the user."""
 
 
 @dataclass(frozen=True)
@@ -96,249 +101,7 @@ def timestamp_dirname(time: str) -> str:
     return re.sub(r"[^0-9A-Za-z\-T]", "", t) or "undated"
 
 
-@dataclass
-class Note:
-    """A note: YAML front matter (title, time, sources, links) and a markdown body."""
-
-    path: str
-    title: str
-    body: str
-    time: str | None = None
-    sources: list[dict] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
-
-    def render(self) -> str:
-        """The note's text: front matter, then the body. The one note renderer in horma.
-
-        No YAML emitter runs (the heuristic manager renders thousands of notes
-        a second): a string is written plain when only letters, digits and a
-        few safe marks make it up (``title: Caroline``, paths), otherwise as a
-        JSON string, which is a valid YAML double-quoted scalar; unit ids are
-        always quoted. Nothing a title or unit id contains (colons, quotes,
-        ``1:58``, ``no``) can turn into another YAML type when read back.
-        Each source is one ``- path:`` line and one ``units:`` line, the form
-        the search index reads a note's sources from. ``extra`` keys, rare and
-        of any type, go through the YAML emitter.
-        """
-        lines = ["---", f"title: {_yaml_scalar(self.title)}"]
-        if self.time:
-            lines.append(f"time: {_yaml_scalar(str(self.time))}")
-        if self.sources:
-            lines.append("sources:")
-            for s in self.sources:
-                lines.append(f"- path: {_yaml_scalar(s['path'])}")
-                lines.append(f"  units: [{', '.join(_yaml_str(str(u)) for u in s.get('units', []))}]")
-        else:
-            lines.append("sources: []")
-        if self.links:
-            lines.append("links:")
-            lines.extend(f"- {_yaml_scalar(link)}" for link in self.links)
-        else:
-            lines.append("links: []")
-        if self.extra:
-            lines.append(yaml.dump(self.extra, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
-                                   width=1000).rstrip("\n"))
-        lines.append("---")
-        return "\n".join(lines) + "\n" + self.body.rstrip() + "\n"
-
-
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-# What a JSON string may hold literally but YAML may not: C1 controls and DEL (not printable
-# for YAML), line and paragraph separators (YAML would fold them), lone surrogates, non-characters.
-_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
-
-
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .,/()'&+-]*")
-_RESERVED = frozenset("yes no on off true false y n null".split())  # YAML 1.1 reads these as bool or null
-
-
-@lru_cache(maxsize=1 << 16)
-def _yaml_scalar(value: str) -> str:
-    """``value`` as a block-context YAML scalar: plain when nothing in it can read as another type
-    (``title: Caroline``), otherwise double-quoted."""
-    if _PLAIN.fullmatch(value) and not value.endswith(" ") and value.lower() not in _RESERVED:
-        return value
-    return _yaml_str(value)
-
-
-@lru_cache(maxsize=1 << 16)
-def _yaml_str(value: str) -> str:
-    """``value`` as a YAML double-quoted scalar (JSON's escapes are a subset of YAML's).
-
-    Memoised (a pure function): a note re-renders the same unit ids and paths each time it changes.
-    """
-    out = json.dumps(value, ensure_ascii=False)
-    if _YAML_UNSAFE.search(out):
-        out = _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", out)
-    return out
-
-
-def parse_note(path: str, text: str) -> Note:
-    """Parse a note's front matter; a malformed one raises a WorkspaceError naming the file."""
-    if not text.startswith("---\n"):
-        raise WorkspaceError(f"{path}: note has no YAML front matter (must start with '---')")
-    end = text.find("\n---", 4)
-    if end < 0:
-        raise WorkspaceError(f"{path}: front matter is not closed with '---'")
-    try:
-        meta = yaml.load(text[4:end], Loader=_Loader) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark else ""
-        raise WorkspaceError(f"{path}: malformed YAML front matter{where}") from exc
-    if not isinstance(meta, dict):
-        raise WorkspaceError(f"{path}: front matter must be a mapping, got {type(meta).__name__}")
-    if not isinstance(meta.get("title"), str) or not meta["title"].strip():
-        raise WorkspaceError(f"{path}: front matter needs a non-empty 'title'")
-    sources = meta.get("sources") or []
-    if not isinstance(sources, list) or not all(
-        isinstance(s, dict) and isinstance(s.get("path"), str) for s in sources
-    ):
-        raise WorkspaceError(f"{path}: 'sources' must be a list of {{path, units}} mappings")
-    links = meta.get("links") or []
-    if not isinstance(links, list):
-        raise WorkspaceError(f"{path}: 'links' must be a list of note paths")
-    body = text[end + 4 :].lstrip("-").lstrip("\n")
-    extra = {k: v for k, v in meta.items() if k not in {"title", "time", "sources", "links"}}
-    time = meta.get("time")
-    return Note(
-        path=path,
-        title=meta["title"],
-        body=body,
-        time=str(time) if time is not None else None,
-        sources=[{"path": s["path"], "units": [str(u) for u in s.get("units") or []]} for s in sources],
-        links=[str(x) for x in links],
-        extra=extra,
-    )
-
-
 _REF_TOKEN = re.compile(r"[\w:.\-/#]+")
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: Path, text: str, mode: int | None = None) -> None:
-    """Write via a temp file in the same folder and rename: readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        # mkstemp makes 0600 files; give the mode a plain open() would, so a
-        # sandbox user other than the writer can still read notes and INDEX.md.
-        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-FileSig = tuple[int, int, int]  # (mtime ns, size, inode): what a file was when last read or written
-_NOFOLLOW_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
-_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-
-
-def file_sig(path: str | os.PathLike[str]) -> FileSig | None:
-    """``(mtime_ns, size, inode)`` of a file, None if missing: a change to any means someone rewrote it.
-
-    The inode catches a rename-based rewrite and the size most in-place edits
-    within one mtime tick (file systems stamp times at a few-ms granularity).
-    """
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
-
-
-class FileWriter:
-    """Writes many workspace files, each atomically (temp file + rename), under the writer lock.
-
-    For code that writes on the host (the heuristic manager). Each folder is
-    opened once, component by component from the workspace root with
-    ``O_NOFOLLOW`` (created when missing), and files are created and renamed
-    relative to that folder: a link an agent planted under ``notes/`` from a
-    sandbox cannot send a host write outside the workspace. Only ``notes/``
-    and ``INDEX.md`` may be written. Files are not fsynced one by one: for
-    derived notes, which a re-run rebuilds, a rename already gives readers old
-    or new, never half, and per-file fsyncs would dominate ingest. Use as a
-    context manager; folders stay open until exit.
-    """
-
-    def __init__(self, root: Path):
-        self.root = Path(root)
-        self._dirs: dict[str, int] = {}
-        self._n = 0
-
-    def __enter__(self) -> "FileWriter":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        for fd in self._dirs.values():
-            os.close(fd)
-        self._dirs.clear()
-
-    def _dir(self, folder: str) -> int:
-        fd = self._dirs.get(folder)
-        if fd is not None:
-            return fd
-        if folder == "":
-            fd = os.open(self.root, _NOFOLLOW_DIR)
-        else:
-            parent, _, name = folder.rpartition("/")
-            pfd = self._dir(parent)
-            try:
-                fd = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
-            except FileNotFoundError:
-                try:
-                    os.mkdir(name, dir_fd=pfd)
-                except FileExistsError:
-                    pass
-                fd = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
-            except OSError as exc:
-                raise WorkspaceError(f"{folder}: not a plain folder inside the workspace ({exc.strerror})") from None
-        self._dirs[folder] = fd
-        return fd
-
-    def write(self, rel: str, text: str) -> FileSig:
-        """Write one file (``notes/...`` or ``INDEX.md``); returns its signature as written."""
-        parts = rel.split("/")
-        if (rel != INDEX_FILE and parts[0] != NOTES_DIR) or any(p in ("", ".", "..") for p in parts):
-            raise WorkspaceError(f"{rel}: host writes go to {NOTES_DIR}/ or {INDEX_FILE} only")
-        folder, name = "/".join(parts[:-1]), parts[-1]
-        dfd = self._dir(folder)
-        self._n += 1
-        tmp = f".{name}.{os.getpid()}.{self._n}.tmp"
-        data = text.encode("utf-8")
-        fd = os.open(tmp, _TMP_FLAGS, 0o666, dir_fd=dfd)  # the umask applies, as for open()
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                st = os.fstat(fd)  # a rename keeps mtime and inode: this is the file's signature
-            finally:
-                os.close(fd)
-            os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-            raise
-        return st.st_mtime_ns, st.st_size, st.st_ino
-
 
 class Workspace:
     """A memory workspace on disk.

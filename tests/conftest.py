@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from horma.note import Note
 from horma.sandbox import BackendStatus
-from horma.workspace import Note, Unit, Workspace
+from horma.workspace import Unit, Workspace
 
 ISOLATED = ("docker", "bwrap")
 

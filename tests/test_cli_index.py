@@ -115,9 +115,10 @@ def test_rebuild_after_deleting_the_index_ranks_the_same(ws: Workspace):
 
 
 def test_index_of_a_missing_workspace_is_one_error(tmp_path: Path):
-    line = one_error_line(horma("index", tmp_path / "nowhere"), 1, "error:", "not a horma workspace")
+    line = one_error_line(horma("index", tmp_path / "nowhere"), 4, "error:", "not a horma workspace")
     assert str(tmp_path / "nowhere") in line
-    one_error_line(horma("index", tmp_path / "nowhere", "--rebuild", "--json"), 1, "not a horma workspace")
+    r = horma("index", tmp_path / "nowhere", "--rebuild", "--json")
+    assert r.returncode == 4 and r.stderr == "" and json.loads(r.stdout)["error"]["code"] == "workspace", r
 
 
 def damage(db: Path, how: str) -> None:
@@ -152,7 +153,7 @@ def test_a_damaged_index_is_one_error_line_and_rebuild_repairs_it(ws: Workspace,
         assert "Traceback" not in r.stderr and len(r.stderr.splitlines()) <= 1, r.stderr
     r = horma("index", ws.root)
     if how != "pages":  # damaged pages the update does not touch may go unnoticed until --rebuild
-        one_error_line(r, 1, "error:", "--rebuild")
+        one_error_line(r, 4, "error:", "--rebuild")
     assert "Traceback" not in r.stderr
     r = run([HINDEX], cwd=ws.root)
     if how == "garbage":

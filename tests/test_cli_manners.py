@@ -66,5 +66,5 @@ def test_the_demo_builds_in_one_cache_folder_and_leaves_no_temp_folders(tmp_path
     (tmp_path / "cache" / "horma" / "demo" / ".horma" / "workspace.yaml").unlink()  # not ours to delete any more
     refused = subprocess.run([sys.executable, "-m", "horma", "demo", "--backend", "local"], capture_output=True,
                              text=True, timeout=120, env=env, check=False)
-    assert refused.returncode == 1 and "is not a horma demo workspace" in refused.stderr
+    assert refused.returncode == 4 and "is not a horma demo workspace" in refused.stderr
     assert (tmp_path / "cache" / "horma" / "demo" / "raw").is_dir()

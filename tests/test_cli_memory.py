@@ -177,8 +177,8 @@ def test_recall_json_is_one_object_with_sources(demo_ws):
     res = ok(["recall", demo_ws, "When did Priya finish the half marathon?", "--budget", "200", "--json",
               "--backend", "local"])
     out = json.loads(res.stdout)
-    assert {"query", "context", "tokens", "items", "steps", "llm_calls", "elapsed_ms"} <= set(out)
-    assert 0 < out["tokens"] <= 200 and out["llm_calls"] == 0
+    assert {"query", "context", "tokens", "items", "steps", "cost"} <= set(out)
+    assert 0 < out["tokens"] <= 200 and out["cost"]["llm_calls"] == 0
     assert all({"path", "text", "tokens", "refs"} <= set(i) for i in out["items"])
     assert "S4:1" in {r for i in out["items"] for r in i["refs"]}
 
@@ -243,7 +243,7 @@ def test_ask_answers_through_a_model_and_recall_can_use_an_llm_retriever(demo_ws
                   "--backend", "local", "--json"])
         prompt = srv.requests[0].body["messages"][-1]["content"]
     out = json.loads(res.stdout)
-    assert out["answer"] == "Kyoto, to visit a pottery workshop." and out["input_tokens"] > 0
+    assert out["answer"] == "Kyoto, to visit a pottery workshop." and out["cost"]["input_tokens"] > 0
     assert "Where is Jun going in June?" in prompt and "S3:10 Jun:" in prompt
     script = [call("bash", command="grep -rln Biscuit raw"), call("select", path="raw/2024-03-16T11-30__session-2/units.log",
                                                                   start=1, end=3), call("done")]
@@ -251,7 +251,7 @@ def test_ask_answers_through_a_model_and_recall_can_use_an_llm_retriever(demo_ws
         res = ok(["recall", demo_ws, "cat's name", "--retriever", "llm", "--llm", f"openai:m@{srv.base_url}",
                   "--backend", "local", "--unsafe-local", "--json"])
     out = json.loads(res.stdout)
-    assert out["llm_calls"] == 3 and out["steps"] == 3
+    assert out["cost"]["llm_calls"] == 3 and out["steps"] == 3
     assert [i["refs"] for i in out["items"]] == [["S2:1", "S2:2", "S2:3"]]
     replay = ok(["trace", demo_ws, "--role", "retriever"]).stdout
     assert "grep -rln Biscuit raw" in replay and "end: done" in replay

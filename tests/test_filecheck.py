@@ -10,7 +10,8 @@ from horma.bench.locomo import DatasetError, load_locomo
 from horma.config import Settings
 from horma.context import Context
 from horma.filecheck import file_problem
-from horma.mcp_server import Options, Workspaces, do_tree
+from horma.mcp_navigation import do_tree
+from horma.mcp_workspaces import Options, Workspaces
 from horma.paths import PathRefused
 from horma.workspace import Workspace
 from tests.wsstate import assert_one_error_line, cli, tree_state
@@ -48,8 +49,8 @@ def test_loaders_and_the_context_builder_say_it_too(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="is a folder, not a file"):
         load_locomo(tmp_path)
     ws = Workspace.init(tmp_path / "ws")
-    assert Context("q", 100, ws).select("notes") == "refused: notes: is a folder, not a file"
-    assert Context("q", 100, ws).select("notes/x.md") == "refused: notes/x.md: no such file"
+    assert Context("q", 100, ws).select("notes").observation() == "refused: notes: is a folder, not a file"
+    assert Context("q", 100, ws).select("notes/x.md").observation() == "refused: notes/x.md: no such file"
 
 
 def test_mcp_tree_on_a_file_says_it_is_a_file(tmp_path: Path) -> None:

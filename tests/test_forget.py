@@ -141,20 +141,23 @@ def test_selections_narrow_together_and_a_dry_run_changes_nothing(memory_ws):
     assert everything(memory_ws.root) == before
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--unit", "T9:9"], "no archived unit with id T9:9"),
-    (["--actor", "Nobody"], "no archived unit matches"),
-    (["--before", "2020-01-01"], "no archived unit matches"),
-    (["--after", "yesterday"], "expected a time like"),
-    (["--segment", "../raw"], "give a raw segment folder"),
-    ([], "say what to forget"),
-    (["--match", "  "], "give some text"),
-    (["--match", "zeppelin", "--json"], "--json cannot ask: pass --yes"),
+@pytest.mark.parametrize("args, message, code", [
+    (["--unit", "T9:9"], "no archived unit with id T9:9", 4),
+    (["--actor", "Nobody"], "no archived unit matches", 4),
+    (["--before", "2020-01-01"], "no archived unit matches", 4),
+    (["--after", "yesterday"], "expected a time like", 4),
+    (["--segment", "../raw"], "give a raw segment folder", 4),
+    ([], "say what to forget", 4),
+    (["--match", "  "], "give some text", 4),
+    (["--match", "zeppelin", "--json"], "--json cannot ask: pass --yes", 2),
 ])
-def test_refusals_are_one_line_and_change_nothing(memory_ws, args, message):
+def test_refusals_are_one_line_and_change_nothing(memory_ws, args, message, code):
     before = everything(memory_ws.root)
     out = cli("forget", memory_ws.root, *args)
-    assert out.exit_code == 1 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    if "--json" in args:  # the refusal is the one JSON object a script reads
+        assert out.exit_code == code and message in json.loads(out.stdout)["error"]["message"] and out.stderr == ""
+        return
+    assert out.exit_code == code and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert everything(memory_ws.root) == before
 
 

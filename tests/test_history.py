@@ -111,7 +111,7 @@ def test_a_bad_revision_is_one_line_a_nonzero_exit_and_changes_nothing(tmp_path,
     before = everything(tmp_path / "mem")
     for args in (("revert", tmp_path / "mem", rev), ("diff", tmp_path / "mem", rev)):
         out = cli(*args)
-        assert out.exit_code == 1 and out.stdout == ""
+        assert out.exit_code == 4 and out.stdout == ""
         assert out.stderr.startswith("error:") and len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert everything(tmp_path / "mem") == before
 

@@ -8,7 +8,7 @@ import os
 import pytest
 
 import horma
-from horma.agents.heuristic_manager import NoteBook
+from horma.agents.notebook import NoteBook
 from horma.core import index as hi
 from horma.workspace import Unit
 from tests.wsstate import cli
@@ -50,13 +50,13 @@ def test_show_refuses_a_link_out_of_the_workspace(planted):
     mem, _ = planted
     for path in ("notes/entities/secret.md", "notes/linkdir/inner.md", "notes/etc/passwd"):
         r = cli("show", mem.workspace.root, path)
-        assert r.code == 1 and r.exception is None and SECRET not in r.stdout and "root:" not in r.stdout
+        assert r.code == 4 and r.exception is None and SECRET not in r.stdout and "root:" not in r.stdout
         assert "leaves the workspace" in r.stderr
     r = cli("show", mem.workspace.root, "notes/dangling.md")
-    assert r.code == 1 and r.exception is None and "leaves the workspace" in r.stderr
+    assert r.code == 4 and r.exception is None and "leaves the workspace" in r.stderr
     os.symlink("missing.md", mem.workspace.root / "notes" / "dangling-inside.md")
     r = cli("show", mem.workspace.root, "notes/dangling-inside.md")
-    assert r.code == 1 and r.exception is None and "no such file" in r.stderr
+    assert r.code == 3 and r.exception is None and "no such file" in r.stderr
 
 
 def test_the_manager_neither_reads_nor_writes_through_links(planted):

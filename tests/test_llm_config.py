@@ -85,7 +85,7 @@ def test_config_show_masks_secrets(home, monkeypatch, tmp_path):
     assert data["config"]["llm"]["max_tokens"] == 4096
     assert data["sources"]["providers.anthropic.api_key"] == "env ANTHROPIC_API_KEY"
     res = runner.invoke(app, ["config", "show", "-c", str(tmp_path / "nope.yaml")])
-    assert res.exit_code == 1 and "config file not found" in res.output
+    assert res.exit_code == 5 and "config file not found" in res.output
 
 
 def test_render_prompt(tmp_path):

@@ -17,8 +17,9 @@ from horma.agents.trajectory import read_trajectory
 from horma.context import Context
 from horma.llm import ToolSpec, make_llm
 from horma.llm.scripted import ScriptedLLM
+from horma.note import Note
 from horma.sandbox import SandboxError, View, open_sandbox
-from horma.workspace import Note, Unit, Workspace
+from horma.workspace import Unit, Workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore:The model .* is deprecated:DeprecationWarning")
 
@@ -62,7 +63,7 @@ def secret_env(monkeypatch):
 
 def retriever_tools(ctx: Context) -> list[Tool]:
     return [
-        Tool(SELECT, lambda a: ToolOutcome(ctx.select(a["path"], a.get("start"), a.get("end")))),
+        Tool(SELECT, lambda a: ToolOutcome(ctx.select(a["path"], a.get("start"), a.get("end")).observation())),
         Tool(DONE, lambda a: ToolOutcome(f"done: {ctx.tokens} tokens selected", finished=True)),
     ]
 
@@ -102,7 +103,7 @@ def test_retriever_episode_native_tools(flavor, ws):
     ctx = Context("when?", 200, ws)
     with LoopbackServer(flavor, retriever_script(ws.seg)) as srv:
         result = run(llm_for(srv), ws, retriever_tools(ctx))
-    assert result.status == "done" and result.steps == 6 and result.llm_calls == 6
+    assert result.status == "done" and result.steps == 6 and result.cost.llm_calls == 6
     assert ctx.refs == ["D1:1"] and "support group" in ctx.text
     # the requests carried the tool schemas, and each tool result went back
     first = srv.requests[0].body
@@ -120,7 +121,7 @@ def test_retriever_episode_native_tools(flavor, ws):
     assert [s["action"] for s in steps] == ["bash"] * 4 + ["select", "done"]
     assert steps[0]["message"] == "Let me look around." and steps[0]["exit_code"] == 0
     assert all(s["input_tokens"] > 0 for s in steps) and steps[4]["exit_code"] is None
-    assert recs[-1]["status"] == "done" and recs[-1]["input_tokens"] == result.input_tokens > 0
+    assert recs[-1]["status"] == "done" and recs[-1]["input_tokens"] == result.cost.input_tokens > 0
     # the key is neither in the sandbox's environment nor anywhere in the workspace
     assert SECRET not in steps[3]["observation"] and "HOME=" in steps[3]["observation"]
     assert_no_secret(ws)
@@ -188,7 +189,7 @@ def test_faults_429_500_timeout_are_retried_and_malformed_args_reported(flavor, 
         llm = llm_for(srv, timeout=0.3)
         result = run(llm, ws, retriever_tools(Context("q", 100, ws)),
                      limits=RunLimits(max_steps=10, max_format_errors=4))
-    assert result.status == "done" and result.llm_calls == 5 and llm.stats.retries == 3
+    assert result.status == "done" and result.cost.llm_calls == 5 and llm.stats.retries == 3
     assert llm.stats.calls == 5 and len(srv.requests) == 8
     errors = [srv.tool_results(i)[-1]["content"] for i in (5, 6, 7)]
     assert errors[0].startswith("format error: arguments are not")
@@ -213,7 +214,7 @@ def test_consecutive_format_errors_stop_the_run(flavor, ws):
 def test_retries_exhausted_end_the_run_with_one_clear_error(flavor, ws):
     with LoopbackServer(flavor, [fault(503)] * 3) as srv:
         result = run(llm_for(srv, max_retries=2), ws, [])
-    assert result.status == "llm_error" and result.llm_calls == 0
+    assert result.status == "llm_error" and result.cost.llm_calls == 0
     assert "HTTP 503" in result.error and "gave up after 3 attempts" in result.error
     assert read_trajectory(result.trajectory)[-1]["error"] == result.error
 
@@ -232,11 +233,11 @@ def _bash_forever(n: int) -> list[dict]:
 
 def test_step_token_and_time_limits(ws):
     r = run(ScriptedLLM(_bash_forever(10)), ws, [], limits=RunLimits(max_steps=3))
-    assert (r.status, r.steps, r.llm_calls) == ("max_steps", 3, 3)
+    assert (r.status, r.steps, r.cost.llm_calls) == ("max_steps", 3, 3)
     r = run(ScriptedLLM(_bash_forever(10)), ws, [], limits=RunLimits(max_steps=10, max_input_tokens=1))
-    assert (r.status, r.llm_calls) == ("token_limit", 1)
+    assert (r.status, r.cost.llm_calls) == ("token_limit", 1)
     r = run(ScriptedLLM(_bash_forever(10)), ws, [], limits=RunLimits(max_steps=10, max_seconds=0.0))
-    assert (r.status, r.llm_calls) == ("time_limit", 0)
+    assert (r.status, r.cost.llm_calls) == ("time_limit", 0)
 
 
 def test_the_same_action_with_the_same_result_ends_the_run_as_stalled(ws):
@@ -244,7 +245,7 @@ def test_the_same_action_with_the_same_result_ends_the_run_as_stalled(ws):
     select = {"tool_calls": [{"name": "select", "arguments": {"path": ws.seg, "start": 1, "end": 1}}]}
     r = run(ScriptedLLM([select] * 10), ws, retriever_tools(ctx), limits=RunLimits(max_steps=10, max_repeats=3))
     # the first select adds the line; the next three are each "already in context"
-    assert (r.status, r.steps, r.llm_calls) == ("stalled", 4, 4)
+    assert (r.status, r.steps, r.cost.llm_calls) == ("stalled", 4, 4)
     assert "the same select action gave the same result 3 times in a row" in r.error
     assert read_trajectory(r.trajectory)[-1]["status"] == "stalled" and len(ctx.refs) == 1
     # the same command with a new result is progress, not a stall; a format error in between resets the count
@@ -282,7 +283,7 @@ def test_every_kind_of_bad_reply_is_counted_and_the_run_still_ends(ws):
               {"tool_calls": [{"name": "rm_everything", "arguments": {}}]},
               {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]}]
     r = run(ScriptedLLM(script), ws, [], limits=RunLimits(max_steps=10, max_format_errors=4))
-    assert r.status == "llm_error" and r.steps == 4 and r.llm_calls == 4
+    assert r.status == "llm_error" and r.steps == 4 and r.cost.llm_calls == 4
     assert r.faults == {"malformed": 1, "prose": 1, "empty": 1, "llm_error": 1, "context_overflow": 0}
     records = read_trajectory(r.trajectory)
     assert [s.get("fault") for s in records if s["type"] == "step"] == ["prose", "empty", "malformed", None]

@@ -49,7 +49,7 @@ def test_printed_config_starts_the_server_from_another_folder(tmp_path, monkeypa
 
 def test_print_config_needs_a_workspace_or_root(tmp_path):
     res = runner.invoke(app, ["mcp", "--print-config"])
-    assert res.exit_code == 1 and "name one workspace folder" in res.stderr
+    assert res.exit_code == 2 and "name one workspace folder" in res.stderr
     res = runner.invoke(app, ["mcp", "--root", str(tmp_path), "--workspace", "alpha", "--print-config"])
     assert json.loads(res.stdout)["mcpServers"]["horma"]["args"] == ["-m", "horma", "mcp", "--root", str(tmp_path),
                                                                    "--workspace", "alpha"]

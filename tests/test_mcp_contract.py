@@ -23,7 +23,7 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import ClientSession, McpError, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-CODED = re.compile(r"^(bad_argument|bad_unit|bad_path|workspace|sandbox|unknown_tool|internal): \S")
+CODED = re.compile(r"^(bad_argument|bad_unit|bad_path|workspace|sandbox|provider|unknown_tool|internal): \S")
 TURNS = [
     {"id": "d1:1", "time": "2024-03-02T09:15:00+01:00", "actor": "user", "text": "My sister Ana moves to Lisbon."},
     {"id": "d1:2", "actor": "assistant", "text": "Lisbon is lovely in June."},

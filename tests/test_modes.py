@@ -58,9 +58,9 @@ def test_a_workspace_made_unreadable_is_one_line_with_the_command_to_run(tmp_pat
     for path in [ws, *ws.rglob("*")]:  # as an older horma left it under umask 077
         path.chmod(stat.S_IMODE(path.stat().st_mode) & 0o700)
     got = horma_cli("recall", ws, "cat's name", "--backend", isolated_backend)
-    assert got.returncode == 1 and got.stderr.count("\n") == 1, got.stderr
+    assert got.returncode == 7 and got.stderr.count("\n") == 1, got.stderr  # 7: sandbox (docs/errors.md)
     assert f"run `chmod -R a+rX {ws}` once" in got.stderr and "uid 10001" in got.stderr
-    assert horma_cli("recall", ws, "cat's name", "--backend", isolated_backend, umask=0o022).returncode == 1
+    assert horma_cli("recall", ws, "cat's name", "--backend", isolated_backend, umask=0o022).returncode == 7
     subprocess.run(["chmod", "-R", "a+rX", str(ws)], check=True)
     assert horma_cli("recall", ws, "cat's name", "--backend", isolated_backend).returncode == 0
 
@@ -93,5 +93,5 @@ def test_a_stopped_docker_engine_is_one_line_saying_what_to_run(tmp_path, monkey
     env = {**os.environ, "DOCKER_HOST": host}
     got = subprocess.run([sys.executable, "-m", "horma", "demo", "-w", str(tmp_path / "d"), "--backend", "docker"],
                          capture_output=True, text=True, timeout=120, env=env, check=False)
-    assert got.returncode == 1 and got.stderr.count("\n") == 1, got.stderr
+    assert got.returncode == 7 and got.stderr.count("\n") == 1, got.stderr  # 7: sandbox (docs/errors.md)
     assert "the docker daemon is not running" in got.stderr and "Traceback" not in got.stderr

@@ -18,15 +18,13 @@ from horma.refine import (
     H_PRIME,
     H,
     Outcome,
-    ProposalError,
     RefineConfig,
     RefineError,
     Task,
-    parse_proposals,
     refine,
-    review_proposals,
     shorten,
 )
+from horma.skill_proposals import ProposalError, parse_proposals, review_proposals
 from horma.skills import heuristic_options, load_library, read_skill_file, rounds
 
 
@@ -323,11 +321,11 @@ def test_cli_refine_locomo_end_to_end(lib: Path, tmp_path: Path) -> None:
 def test_cli_refine_bad_input(lib: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(app, ["refine", "locomo", "--data", str(tmp_path / "missing.json")])
-    assert res.exit_code == 1 and "missing.json: no such dataset file" in res.output
+    assert res.exit_code == 2 and "missing.json: no such dataset file" in res.output
     bad = tmp_path / "bad.json"
     bad.write_text('[{"sample_id": "x"')
     res = runner.invoke(app, ["refine", "locomo", "--data", str(bad), "--llm", "openai:m@http://127.0.0.1:9/v1"])
-    assert res.exit_code == 1 and "bad.json" in res.output
+    assert res.exit_code == 2 and "bad.json" in res.output
     res = runner.invoke(app, ["refine", "chess", "--data", str(bad)])
-    assert res.exit_code == 1 and "refine supports locomo" in res.output
+    assert res.exit_code == 2 and "refine supports locomo" in res.output
     assert rounds("locomo") == []

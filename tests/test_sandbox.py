@@ -533,12 +533,12 @@ def test_cli_exec_passes_exit_codes_and_timeouts(isolated_backend: str, workspac
     assert slow.returncode == 124 and "timed out" in slow.stdout
 
 
-def test_cli_refusals_exit_2_with_one_line(tmp_path: Path, workspace: Workspace):
+def test_cli_refusals_exit_with_their_error_code_and_one_line(tmp_path: Path, workspace: Workspace):
     missing = horma("sandbox", "exec", str(tmp_path / "nope"), "--", "ls")
-    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1
+    assert missing.returncode == 4 and len(missing.stderr.strip().splitlines()) == 1  # workspace (docs/errors.md)
     assert "not a horma workspace" in missing.stderr
     bad = horma("sandbox", "exec", str(workspace.root), "--backend", "chroot", "--", "ls")
-    assert bad.returncode == 2 and "unknown sandbox backend" in bad.stderr
+    assert bad.returncode == 5 and "unknown sandbox backend" in bad.stderr  # config: the settings refuse the flag
 
 
 def test_cli_check_lists_every_backend():

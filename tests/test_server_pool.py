@@ -11,7 +11,8 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from horma.config import Settings
 from horma.history import NotesHistory  # noqa: E402
 from horma.history_packs import MAX_PACKS  # noqa: E402
-from horma.mcp_server import Options, UnitIn, Workspaces, do_recall, do_record  # noqa: E402
+from horma.mcp_tools import UnitIn, do_recall, do_record
+from horma.mcp_workspaces import Options, Workspaces
 from horma.server_pool import COMPACT_AT, PoolLimits, WorkspacePool, pack_count  # noqa: E402
 
 

@@ -161,7 +161,8 @@ def test_the_mcp_server_builds_from_the_settings(home: Path, monkeypatch: pytest
     pytest.importorskip("mcp", reason="the mcp extra is not installed")
     import anyio
 
-    from horma.mcp_server import Options, Workspaces, build_server
+    from horma.mcp_server import build_server
+    from horma.mcp_workspaces import Options, Workspaces
 
     for name, value in (("HORMA_RECALL_BUDGET", "60"), ("HORMA_MCP_MAX_OPEN", "3"), ("HORMA_MCP_IDLE_CLOSE", "0"),
                         ("HORMA_SANDBOX_BACKEND", "local")):

@@ -65,7 +65,7 @@ def test_add_with_actor_time_and_session_and_twice_keeps_one(tmp_path):
 ])
 def test_add_refuses_bad_input_in_one_line_and_creates_nothing(tmp_path, args, message):
     res = runner.invoke(app, ["add", str(tmp_path / "mem"), *args, "--backend", "local"])
-    assert res.exit_code == 1 and message in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.output
+    assert res.exit_code == 2 and message in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.output
     assert not (tmp_path / "mem").exists()
 
 
@@ -114,7 +114,7 @@ def test_a_reorganize_cut_off_is_finished_by_the_next_record(tmp_path):
 
 def test_reorganize_refuses_a_folder_that_is_not_a_workspace(tmp_path):
     res = runner.invoke(app, ["reorganize", str(tmp_path), "--backend", "local"])
-    assert res.exit_code == 1 and "not a horma workspace" in res.stderr
+    assert res.exit_code == 4 and "not a horma workspace" in res.stderr
 
 
 def test_an_assistant_chat_names_the_user_and_the_assistant(tmp_path):

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_UNITS, make_workspace
 
-from horma.workspace import Note, Unit, Workspace, WorkspaceError, atomic_write, parse_note
+from horma.file_writes import atomic_write
+from horma.note import Note, parse_note
+from horma.workspace import Unit, Workspace, WorkspaceError
 
 
 def units(prefix: str, n: int, start: int = 1) -> list[Unit]:

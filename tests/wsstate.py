@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sys
 from dataclasses import dataclass
@@ -60,3 +61,13 @@ def assert_one_error_line(r: Result, *needles: str) -> str:
     for n in needles:
         assert n in lines[0], lines[0]
     return lines[0]
+
+
+def assert_one_error_object(r: Result) -> dict:
+    """The bad-input contract under --json: no traceback, a non-zero exit, one error object on stdout, a quiet
+    stderr."""
+    assert r.exception is None, f"{type(r.exception).__name__}: {r.exception}"
+    assert r.code != 0 and r.stderr == "", (r.stdout, r.stderr)
+    error = json.loads(r.stdout)["error"]
+    assert set(error) == {"code", "message"} and error["code"] and error["message"], error
+    return error

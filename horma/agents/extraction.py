@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from horma.agents.speakers import speaker_name
 from horma.core import text as ht
-from horma.core.index import TOKENIZER
+from horma.core.index_schema import TOKENIZER
 from horma.workspace import Unit
 
 GIST_WORDS = 14

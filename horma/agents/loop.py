@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from horma.agents.trajectory import Trajectory
 from horma.llm import LLM, ContextOverflow, LLMError, ToolCall, ToolSpec
+from horma.llm.accounting import Cost, Meter
 from horma.llm.text_protocol import NO_ACTION
 from horma.sandbox import Sandbox, require_isolation
 from horma.workspace import WorkspaceError
@@ -85,10 +86,7 @@ class RunLimits:
 class AgentResult:
     status: str  # done | max_steps | format_errors | stalled | token_limit | time_limit | llm_error | context_overflow
     steps: int
-    llm_calls: int
-    input_tokens: int
-    output_tokens: int
-    elapsed_ms: float
+    cost: Cost  # the run's tokens, LLM calls, sandbox commands, wall time and dollars
     trajectory: Path
     final: dict | None = None
     error: str | None = None
@@ -179,6 +177,7 @@ def run_agent(
     ``meta`` goes into the trajectory's start record (the retriever's query and budget, for training data).
     """
     require_isolation(sandbox, allow_unsafe_local)
+    meter = Meter(llm, lambda: sandbox.commands)
     table = {"bash": _bash_tool(sandbox), **{t.spec.name: t for t in tools}}
     specs = [t.spec for t in table.values()]
     traj = Trajectory(trajectory_dir, role, task, llm=llm.spec, sandbox=sandbox.backend,
@@ -253,5 +252,5 @@ def run_agent(
         elapsed_ms = (time.monotonic() - started) * 1000
         traj.end(status or "crashed", llm_calls=calls, input_tokens=in_tok, output_tokens=out_tok,
                  elapsed_ms=round(elapsed_ms, 3), final=final, error=error, faults=faults)
-    return AgentResult(status, steps, calls, in_tok, out_tok, elapsed_ms, traj.path, final, error, faults)
+    return AgentResult(status, steps, meter.cost(), traj.path, final, error, faults)
 

@@ -19,7 +19,6 @@ import json
 import logging
 import os
 import shlex
-import time as _time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,8 +44,6 @@ class RecordResult:
     archived: int
     skipped: int  # units not archived by this call: unchanged + conflicts
     organized: list[str]  # segments a policy organized in this call (recovered ones first)
-    elapsed_ms: float
-    llm_calls: int = 0
     cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
     archived_ids: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)  # already archived with the same content (a resend)
@@ -57,8 +54,7 @@ class RecordResult:
                 "ids": {"archived": self.archived_ids, "unchanged": self.unchanged,
                         "conflict": [c.id for c in self.conflicts]},
                 "conflicts": [c.as_dict() for c in self.conflicts],
-                "organized": self.organized, "elapsed_ms": round(self.elapsed_ms, 3), "llm_calls": self.llm_calls,
-                "cost": self.cost.as_dict()}
+                "organized": self.organized, "cost": self.cost.as_dict()}
 
 
 def _ends_with_newline(path) -> bool:
@@ -184,17 +180,15 @@ class Manager(SandboxedAgent):
             raise WorkspaceError(f"slug must be a string, got {type(slug).__name__}")
         if self.impl.needs_sandbox:
             self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
-        t0 = _time.perf_counter()
         meter = Meter(self.llm, self.sandbox_commands)
         ws = self.workspace
         organized: list[str] = []
-        calls = 0
         with ws.writer():
             if not self._swept:
                 clean_leftovers(ws.root)  # a killed archive's temp file holds unit text nothing else removes
                 self._swept = True
             for seg in self.pending_segments():
-                calls += self._organize(seg)
+                self._organize(seg)
                 organized.append(seg)
             verdict = sort_batch(ws, units, untimed)
             seg = ws.archive(verdict.new, slug, time) if verdict.new else None
@@ -204,14 +198,14 @@ class Manager(SandboxedAgent):
                 seg_units = self.segment_units(seg)
                 archived = len(seg_units)
                 self._log("archived", seg, units=archived, source=source, slug=slug)
-                calls += self._organize(seg, seg_units)
+                self._organize(seg, seg_units)
                 organized.append(seg)
             if self._run is not None:
                 self._run.extend(organized)
             elif organized:
                 self.commit_notes(organized)
-        return RecordResult(seg, archived, len(units) - archived, organized, (_time.perf_counter() - t0) * 1000,
-                            calls, meter.cost(), [u.id for u in seg_units], verdict.unchanged, verdict.conflicts)
+        return RecordResult(seg, archived, len(units) - archived, organized, meter.cost(), [u.id for u in seg_units],
+                            verdict.unchanged, verdict.conflicts)
 
     def mark_all_pending(self) -> None:
         """Log that every archived segment needs organizing again (callers hold the writer lock).
@@ -290,8 +284,8 @@ class Manager(SandboxedAgent):
         lines = self.workspace.read_raw(self.workspace.resolve(seg)).split("\n")
         return [u for line in lines if (u := parse_raw_line(line)) is not None]
 
-    def _organize(self, seg: str, units: list[Unit] | None = None) -> int:
-        """Run the policy on one archived segment (under the writer lock); returns the LLM calls it made."""
+    def _organize(self, seg: str, units: list[Unit] | None = None) -> None:
+        """Run the policy on one archived segment (under the writer lock); what it cost, the record's Meter sees."""
         units = self.segment_units(seg) if units is None else units
         done = self.impl.organize(self, OrganizeTask(seg, units, self.domain, self.skills_dir))
         if done.stopped is not None:
@@ -299,7 +293,6 @@ class Manager(SandboxedAgent):
         self._log("organized", seg, units=len(units), policy=self.policy)
         self._organized.add(seg)
         self._settled.add(seg)
-        return done.llm_calls
 
 
 class LLMManagerPolicy:
@@ -349,7 +342,7 @@ class LLMManagerPolicy:
         indexed = box.exec(f"cd {shlex.quote(box.home)} && hindex")  # hsearch must see what the model wrote
         if indexed.exit_code != 0:
             raise WorkspaceError(f"{segment}: indexing the new notes failed: {indexed.output.strip()[-300:]}")
-        return Organized(result.llm_calls, stopped)
+        return Organized(stopped)
 
 
 POLICIES = policy_names("manager")

@@ -91,8 +91,8 @@ def _ranges(lines: list[int]) -> list[tuple[int, int]]:
 def _select_all(chosen: dict[str, list[int]], context: Context, trajectory) -> None:
     for path, lines in chosen.items():
         for start, end in _ranges(lines):
-            obs = context.select(path, start, end)
-            trajectory.step("select", {"path": path, "start": start, "end": end}, obs)
+            got = context.select(path, start, end)
+            trajectory.step("select", {"path": path, "start": start, "end": end}, got.observation())
 
 
 def _grep_fallback(sandbox, context: Context, trajectory) -> None:

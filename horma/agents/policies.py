@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from horma.context import Context
+from horma.errors import BadArgument
 from horma.registry import Registry
 from horma.sandbox import Limits, Sandbox, View, open_for_agent
 from horma.workspace import Unit, Workspace, WorkspaceError
@@ -39,6 +40,9 @@ from horma.workspace import Unit, Workspace, WorkspaceError
 
 class PolicyError(WorkspaceError):
     """An unknown policy name, or a policy that cannot run with what it was given."""
+
+    code = BadArgument.code
+    exit_code = BadArgument.exit_code
 
 
 @dataclass(frozen=True)
@@ -53,19 +57,19 @@ class OrganizeTask:
 
 @dataclass
 class Organized:
-    """What a manager policy did: the Manager counts and logs it (the policy never writes the ingest log)."""
+    """What a manager policy did: the Manager logs it (the policy never writes the ingest log); what it cost,
+    the Manager's Meter measures."""
 
-    llm_calls: int = 0
     # a run that ended before ``done`` (a limit, its format errors): status, faults, trajectory; logged "stopped"
     stopped: dict[str, Any] | None = None
 
 
 @dataclass
 class Retrieval:
-    """How a retriever policy filled its context: the Retriever puts it on the Recall it returns."""
+    """How a retriever policy filled its context: the Retriever puts it on the Recall it returns (what it cost,
+    the Retriever's Meter measures)."""
 
     steps: int = 0
-    llm_calls: int = 0
     trace: str | None = None  # workspace-relative trajectory path
     stop: str = "done"  # done, or the limit or fault that ended the run
     faults: dict[str, int] = field(default_factory=dict)

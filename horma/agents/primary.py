@@ -7,7 +7,6 @@ know are both bounded by the retriever's selection.
 
 from __future__ import annotations
 
-import time as _time
 from dataclasses import dataclass, field
 
 from horma.context import Context
@@ -20,24 +19,18 @@ class Answer:
     question: str
     text: str
     context: Context
-    input_tokens: int
-    output_tokens: int
-    elapsed_ms: float
     cost: Cost = field(default_factory=Cost)  # the whole ask: the context's recall plus the answer's call
 
     def as_dict(self) -> dict:
-        return {"question": self.question, "answer": self.text, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens, "elapsed_ms": round(self.elapsed_ms, 3),
-                "cost": self.cost.as_dict(), "context": self.context.as_dict()}
+        return {"question": self.question, "answer": self.text, "cost": self.cost.as_dict(),
+                "context": self.context.as_dict()}
 
 
 def answer(llm, question: str, context: Context) -> Answer:
     """One plain completion over ``prompts/primary`` with the context's text."""
     prompt = render_prompt("primary", question=question, context=context.text)
-    t0 = _time.perf_counter()
     meter = Meter(llm)
     reply = llm.complete("", [{"role": "user", "content": prompt}])
     cost = meter.cost()
     recalled = getattr(context, "cost", None)  # a Recall carries what building the context cost
-    return Answer(question, reply.text.strip(), context, reply.usage.input_tokens, reply.usage.output_tokens,
-                  (_time.perf_counter() - t0) * 1000, recalled + cost if isinstance(recalled, Cost) else cost)
+    return Answer(question, reply.text.strip(), context, recalled + cost if isinstance(recalled, Cost) else cost)

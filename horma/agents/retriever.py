@@ -15,7 +15,6 @@ import datetime as _dt
 import os
 import posixpath
 import shlex
-import time as _time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,15 +40,12 @@ class Recall(Context):
 
     trace: str | None = None  # workspace-relative trajectory path
     steps: int = 0
-    llm_calls: int = 0
-    elapsed_ms: float = 0.0
     cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
     stop: str = "done"
     faults: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
-        return {**super().as_dict(), "steps": self.steps, "llm_calls": self.llm_calls,
-                "elapsed_ms": round(self.elapsed_ms, 3), "trace": self.trace, "stop": self.stop,
+        return {**super().as_dict(), "steps": self.steps, "trace": self.trace, "stop": self.stop,
                 "faults": self.faults, "cost": self.cost.as_dict()}
 
 
@@ -128,14 +124,12 @@ class Retriever(SandboxedAgent):
         query = check_query(query, budget)
         asked = check_asked(asked)
         box = self.sandbox  # opened once per Retriever; its start is not part of a recall's latency
-        t0 = _time.perf_counter()
         meter = Meter(self.llm, self.sandbox_commands)
         box.exec(f"cd {shlex.quote(box.home)}")
         ctx = Recall(query=query, budget=budget, workspace=self.workspace, asked=asked)
         got = self.impl.retrieve(self, box, ctx)
-        ctx.steps, ctx.llm_calls, ctx.trace = got.steps, got.llm_calls, got.trace
+        ctx.steps, ctx.trace = got.steps, got.trace
         ctx.stop, ctx.faults = got.stop, got.faults
-        ctx.elapsed_ms = (_time.perf_counter() - t0) * 1000
         ctx.cost = meter.cost()
         return ctx
 
@@ -181,8 +175,7 @@ class LLMRetrieverPolicy:
                            limits=agent.limits or RunLimits(), trajectory_dir=agent.workspace.trajectories,
                            allow_unsafe_local=agent.allow_unsafe_local,
                            meta={"policy": self.name, "query": ctx.query, "budget": ctx.budget})
-        return Retrieval(result.steps, result.llm_calls, agent.workspace.rel(result.trajectory), result.status,
-                         result.faults)
+        return Retrieval(result.steps, agent.workspace.rel(result.trajectory), result.status, result.faults)
 
 
 NEAR_IN_PROMPT = 8  # lines nearest the query in meaning that the LLM retriever's task names
@@ -220,7 +213,7 @@ def retriever_tools(box: Sandbox, ctx: Context) -> list[Tool]:
             start, end = _line(args.get("start")), _line(args.get("end"))
         except (WorkspaceError, ValueError) as exc:
             return ToolOutcome(f"refused: {exc}")
-        return ToolOutcome(ctx.select(rel, start, end))
+        return ToolOutcome(ctx.select(rel, start, end).observation())
 
     return [
         Tool(ToolSpec(name="select",

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from horma.bench.methods import make_method
 from horma.core.text import count_tokens
+from horma.errors import BadArgument, MissingExtra
 from horma.workspace import Unit, slugify
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ INSTALL_HINT = "ALFWorld needs the alfworld extra: pip install -e '.[alfworld]'"
 _ACTION = re.compile(r"ACTION:\s*(.+)", re.I)
 
 
-class AlfworldError(RuntimeError):
+class AlfworldError(BadArgument, RuntimeError):
     """ALFWorld cannot run here or a game folder is unusable; worded for the user."""
 
 
@@ -100,7 +101,7 @@ def _alfworld_data() -> Path:
     try:
         import alfworld
     except ImportError:
-        raise AlfworldError(INSTALL_HINT) from None
+        raise MissingExtra(INSTALL_HINT) from None
     return Path(alfworld.__file__).parent / "data"
 
 
@@ -140,7 +141,7 @@ class Episode:
             from alfworld.agents.environment.alfred_tw_env import AlfredDemangler
             from textworld.envs import PddlEnv
         except ImportError:
-            raise AlfworldError(INSTALL_HINT) from None
+            raise MissingExtra(INSTALL_HINT) from None
         infos = textworld.EnvInfos(admissible_commands=True, won=True, policy_commands=expert)
         self.env = AlfredDemangler(PddlEnv(infos))
         self.env.load(game_data(game))
@@ -231,20 +232,20 @@ def run_episode(task: GameTask, settings: RunSettings) -> dict:
             method.record([Unit("step0", step_time(0), "env", f"Goal: {goal}. {obs}")], "step-0", step_time(0))
             for n in range(1, settings.max_steps + 1):
                 got = method.recall(f"{goal}. Now: {obs}", settings.budget)
-                llm_calls += got.llm_calls
-                memory_input += got.input_tokens
-                recall_ms.append(got.elapsed_ms)
+                llm_calls += got.cost.llm_calls
+                memory_input += got.cost.input_tokens
+                recall_ms.append(got.cost.wall_ms)
                 per_step_context.append(got.tokens)
                 prompt = render_prompt("alfworld_act", task=goal, context=got.text, observation=obs,
                                        commands=episode.commands)
                 if llm is not None:
                     reply = llm.complete("", [{"role": "user", "content": prompt}])
                     action = parse_action(reply.text, episode.commands)
-                    per_step_inputs.append(reply.usage.input_tokens + got.input_tokens)
+                    per_step_inputs.append(reply.usage.input_tokens + got.cost.input_tokens)
                 else:
                     plan = episode.expert_plan
                     action = plan[0] if plan else "look"
-                    per_step_inputs.append(count_tokens(prompt) + got.input_tokens)
+                    per_step_inputs.append(count_tokens(prompt) + got.cost.input_tokens)
                 obs = episode.step(action)
                 actions.append(action)
                 method.record([Unit(f"step{n}", step_time(n), "agent", f"> {action} | {obs}")], f"step-{n}", step_time(n))
@@ -282,4 +283,4 @@ def check_installed() -> None:
         import fast_downward  # noqa: F401
         import textworld  # noqa: F401
     except ImportError:
-        raise AlfworldError(INSTALL_HINT) from None
+        raise MissingExtra(INSTALL_HINT) from None

@@ -16,13 +16,14 @@ from pathlib import Path
 
 from horma.context import human_time
 from horma.core.text import count_tokens
+from horma.errors import MissingExtra
 from horma.workspace import Unit
 
 METHODS = ("bm25", "dense", "hybrid")
 RRF_K = 60  # the constant of Cormack et al.'s reciprocal-rank fusion
 
 
-class FlatError(RuntimeError):
+class FlatError(MissingExtra, RuntimeError):
     """A baseline cannot run here (a missing optional dependency); worded for the user."""
 
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from horma.errors import BadArgument
 from horma.filecheck import file_problem
 from horma.units import UnitError, check_name, check_unit
 from horma.workspace import Unit
@@ -29,7 +30,7 @@ _DATE_KEY = re.compile(r"session_(\d+)_date_time")
 _EVIDENCE_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)")
 
 
-class DatasetError(ValueError):
+class DatasetError(BadArgument, ValueError):
     """A dataset file that cannot be used as it is; the message names the sample and field."""
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from horma.bench.qa import QAItem, QATask, Segment
+from horma.errors import BadArgument
 from horma.filecheck import file_problem
 from horma.units import UnitError, check_unit
 from horma.workspace import Unit
@@ -41,7 +42,7 @@ _UNSAFE = re.compile(r"[\s|]+")
 _DATE = re.compile(r"(\d{4})/(\d{1,2})/(\d{1,2})(?:\s*\(\w+\))?\s*(\d{1,2}):(\d{2})")
 
 
-class LongMemEvalError(ValueError):
+class LongMemEvalError(BadArgument, ValueError):
     """A LongMemEval file that cannot be used; the message names the question and field."""
 
 

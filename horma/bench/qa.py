@@ -100,14 +100,14 @@ def run_qa_task(task: QATask, settings: RunSettings, todo: Sequence[str], emit: 
                 "context_tokens": got.tokens,
                 "evidence_recall": strict_evidence_recall(got.text, q.evidence_texts),
                 "jaccard": jaccard(got.refs, q.evidence),
-                "llm_calls": got.llm_calls,
+                "llm_calls": got.cost.llm_calls,
                 "steps": got.steps,
-                "input_tokens": got.input_tokens + got.tokens if answerer is None else got.input_tokens,
+                "input_tokens": got.cost.input_tokens + (got.tokens if answerer is None else 0),
                 "refs": got.refs,
                 "evidence": list(q.evidence),
                 "history_units": units,
                 "ingest_ms": ingest_ms,
-                "retrieval_ms": got.elapsed_ms,
+                "retrieval_ms": got.cost.wall_ms,
             }
             if answerer is not None:
                 rec.update(answer_question(answerer, judge, q, got.text))

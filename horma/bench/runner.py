@@ -32,7 +32,8 @@ from typing import Any, Protocol
 
 from horma.bench.methods import MethodOptions
 from horma.bench.metrics import mean, percentile
-from horma.workspace import atomic_write
+from horma.errors import HormaError
+from horma.file_writes import atomic_write
 
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
@@ -41,7 +42,7 @@ ERRORS = "errors.jsonl"
 NOT_AGGREGATED = {"history_units"}
 
 
-class RunError(Exception):
+class RunError(HormaError):
     """The run cannot start or continue as asked; worded for the user."""
 
 

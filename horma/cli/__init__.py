@@ -2,35 +2,44 @@
 
 Each command group lives in its own module and registers itself here.
 Errors the user can fix (bad input, a missing workspace, a refused request)
-print one line on stderr and exit non-zero, never a traceback.
+are raised as :class:`horma.errors.HormaError` and reported in one place,
+:class:`HormaGroup`'s ``main``: one line on stderr, or one JSON object on stdout under ``--json``,
+and the exit code of the error's class (docs/errors.md). Any other exception
+is a bug and stays a traceback, so that it is seen and reported.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import typer
 from typer._click import exceptions as cli_errors  # typer >= 0.29 vendors click and does not re-export these
+from typer.core import TyperGroup
 
 from horma import __version__
 from horma.cli import (
     config_cmds,
+    demo_cmds,
     eval_cmds,
     forget_cmds,
     history_cmds,
     import_cmds,
     index_cmds,
+    ingest_cmds,
     mcp_cmds,
-    memory_cmds,
     model_cmds,
+    recall_cmds,
     sandbox_cmds,
     skills_cmds,
+    trace_cmds,
     train_cmds,
     upkeep_cmds,
     workspace_cmds,
 )
-from horma.cli.common import err_console, shown
+from horma.cli.common import os_error_message, report
+from horma.errors import INTERRUPTED, IO, BadArgument, HormaError
 
 
 def _flags_take_no_value() -> None:
@@ -44,8 +53,61 @@ def _flags_take_no_value() -> None:
 
 _flags_take_no_value()
 
+
+def wants_json(args: Sequence[str]) -> bool:
+    """Whether the command line asks for JSON: a ``--json`` before any ``--`` (after it, ``--json`` is a value).
+
+    Read from the words rather than from the parsed options, so that a usage
+    error, which happens before any option is parsed, answers in JSON too.
+    """
+    words = list(args)
+    return "--json" in (words[: words.index("--")] if "--" in words else words)
+
+
+def reported(command: Callable[[], Any], as_json: bool) -> int:
+    """Run ``command`` (click's main, not standalone) and turn what it raises for the user into a report.
+
+    A usage error (unknown option, missing argument, bad value) is a
+    ``bad_argument`` like every other bad input, one line instead of click's
+    multi-line panel.
+    """
+    try:
+        code = command()
+    except cli_errors.NoArgsIsHelpError as exc:
+        exc.show()  # `horma` or a group alone: the help is the answer
+        return exc.exit_code
+    except cli_errors.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "horma"
+        message = exc.format_message().replace("\n", " ")
+        return report(BadArgument.code, f"{message} (see {where} --help)", BadArgument.exit_code, as_json)
+    except cli_errors.ClickException as exc:
+        return report(BadArgument.code, exc.format_message(), BadArgument.exit_code, as_json)
+    except typer.Abort:
+        return report(INTERRUPTED[0], "interrupted", INTERRUPTED[1], as_json)
+    except HormaError as exc:
+        return report(exc.code, str(exc) or type(exc).__name__, exc.exit_code, as_json)
+    except OSError as exc:  # the disk said no (permissions, a file where a folder must be, no space)
+        return report(IO[0], os_error_message(exc), IO[1], as_json)
+    return code if isinstance(code, int) else 0
+
+
+class HormaGroup(TyperGroup):
+    """The root command: every error is reported in its ``main``, so the console script, :func:`run` and a
+    test's ``CliRunner`` all see the same one line (or JSON object) and exit code."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
+        words = list(sys.argv[1:] if args is None else args)
+        code = reported(lambda: super(HormaGroup, self).main(words, prog_name, complete_var, False,
+                                                             windows_expand_args, **extra), wants_json(words))
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
 app = typer.Typer(
     name="horma",
+    cls=HormaGroup,
     help="Hierarchical organize-then-retrieve memory for agents: a file tree they navigate with bash.",
     no_args_is_help=True,
     rich_markup_mode="rich",
@@ -67,36 +129,16 @@ def _root(
     """horma: give a long-horizon agent a working memory it can see and navigate."""
 
 
-for _module in (workspace_cmds, index_cmds, sandbox_cmds, memory_cmds, import_cmds, eval_cmds, skills_cmds, config_cmds,
-                history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds, upkeep_cmds):
+for _module in (workspace_cmds, index_cmds, sandbox_cmds, ingest_cmds, recall_cmds, demo_cmds, trace_cmds, import_cmds,
+                eval_cmds, skills_cmds, config_cmds, history_cmds, forget_cmds, mcp_cmds, model_cmds, train_cmds,
+                upkeep_cmds):
     _module.register(app)
 
 
 def run(args: Sequence[str] | None = None) -> int:
-    """Run the CLI on ``args`` (default: the command line) and return the exit code.
-
-    A usage error (unknown option, missing argument, bad value) is one line on stderr and exit 2, like
-    every other bad input, instead of click's multi-line panel. Tests call this, so they see exactly
-    what a user sees.
-    """
-    try:
-        code = app(args=args, prog_name="horma", standalone_mode=False)
-    except cli_errors.NoArgsIsHelpError as exc:
-        exc.show()  # `horma` or a group alone: the help is the answer
-        return exc.exit_code
-    except cli_errors.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx else "horma"
-        message = exc.format_message().replace("\n", " ")
-        err_console.print(f"[bold red]error:[/] {shown(message)} (see {shown(where)} --help)",
-                          highlight=False, soft_wrap=True)
-        return exc.exit_code
-    except cli_errors.ClickException as exc:
-        err_console.print(f"[bold red]error:[/] {shown(exc.format_message())}", highlight=False, soft_wrap=True)
-        return exc.exit_code
-    except typer.Abort:
-        err_console.print("[bold red]error:[/] interrupted", highlight=False)
-        return 130
-    return code if isinstance(code, int) else 0
+    """Run the CLI on ``args`` (default: the command line) and return the exit code; tests call this, so they
+    see exactly what a user sees."""
+    return int(app(args=args, prog_name="horma", standalone_mode=False))
 
 
 def main() -> None:

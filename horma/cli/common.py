@@ -1,4 +1,4 @@
-"""What every command module shares: consoles, terminal-safe text and the one-line error exit.
+"""What every command module shares: consoles, terminal-safe text and the one way an error is reported.
 
 Archived text is data from anyone (a dataset, a user's agent, an LLM's notes),
 and a terminal obeys what it is sent: an ANSI or OSC escape sequence in a unit
@@ -10,18 +10,18 @@ since JSON escapes control characters itself.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+from horma.errors import BadArgument
 
 # Piped or redirected output is for grep and scripts: one logical line stays one line, never cut at 80
 # columns; on a terminal rich wraps to its width.
@@ -53,29 +53,26 @@ def shown(text: object, newlines: bool = False) -> str:
     return escape(plain(text, newlines))
 
 
-def fail(message: str, code: int = 1) -> NoReturn:
-    """Print one clear error line on stderr and exit non-zero.
+def report(code: str, message: str, exit_code: int, as_json: bool) -> int:
+    """Say what went wrong once, the way the command was asked to speak, and return the exit code.
 
-    The message is printed literally: a hint like ``pip install -e '.[alfworld]'``
-    keeps its brackets, and control characters from data in it are escaped.
+    Under ``--json`` a script reads stdout, so the error is one JSON object there
+    (``{"error": {"code", "message"}}``, codes in docs/errors.md) and stderr
+    stays empty; otherwise it is one ``error:`` line on stderr. The message is
+    printed literally: a hint like ``pip install -e '.[alfworld]'`` keeps its
+    brackets, and control characters from data in it are escaped.
     """
-    err_console.print(f"[bold red]error:[/] {shown(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
+    if as_json:
+        typer.echo(json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False))
+    else:
+        err_console.print(f"[bold red]error:[/] {shown(message)}", highlight=False, soft_wrap=True)
+    return exit_code
 
 
-@contextmanager
-def user_errors(*types: type[BaseException], code: int = 1) -> Iterator[None]:
-    """Turn the library's user-facing exceptions into one error line."""
-    from horma.sandbox import SandboxError
-    from horma.workspace import WorkspaceError
-
-    try:
-        yield
-    except (WorkspaceError, SandboxError, *types) as exc:
-        fail(str(exc), code)
-    except OSError as exc:  # the disk said no (permissions, a file where a folder must be, no space)
-        where = f"{exc.filename}: " if exc.filename else ""
-        fail(f"{where}{exc.strerror or exc}", code)
+def os_error_message(exc: OSError) -> str:
+    """An OSError as the user's problem: the path and what the disk said, without errno numbers."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
 
 
 def policy_llm_driven(policy: str) -> bool:
@@ -95,7 +92,7 @@ def policy_llm_driven(policy: str) -> bool:
     except PolicyError:
         names = shared_policy_names()
         choices = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else ", ".join(names)
-        fail(f"--policy must be {choices}, got {policy!r}", 2)
+        raise BadArgument(f"--policy must be {choices}, got {policy!r}") from None
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

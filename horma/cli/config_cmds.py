@@ -8,9 +8,9 @@ from pathlib import Path
 import typer
 import yaml
 
-from horma.cli.common import console, shown, user_errors
+from horma.cli.common import console, shown
 from horma.cli.options import CONFIG_OPT
-from horma.config import FIELDS, ConfigError, env_names, is_secret, load_config, mask, settings_table
+from horma.config import FIELDS, env_names, is_secret, load_config, mask, settings_table
 
 config_app = typer.Typer(help="Inspect horma's configuration.", no_args_is_help=True)
 
@@ -29,8 +29,7 @@ def show(
 
     Example: [bold]horma config show --sources[/]
     """
-    with user_errors(ConfigError):
-        cfg = load_config(config)
+    cfg = load_config(config)
     if json_out:
         data = cfg.nested()
         if sources:

@@ -18,9 +18,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from horma.cli.common import console, err_console, fail, policy_llm_driven, shown, user_errors
-
-USAGE = 2  # exit code of a bad option value or combination, as typer's own usage errors
+from horma.cli.common import console, err_console, policy_llm_driven, shown
+from horma.errors import BadArgument, NotFound
 
 eval_app = typer.Typer(
     name="eval",
@@ -57,9 +56,9 @@ def _ints(text: str, what: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        fail(f"--{what} must be a comma-separated list of integers, got {text!r}")
+        raise BadArgument(f"--{what} must be a comma-separated list of integers, got {text!r}") from None
     if not values:
-        fail(f"--{what} is empty")
+        raise BadArgument(f"--{what} is empty")
     return values
 
 
@@ -70,23 +69,19 @@ def _names(text: str) -> list[str]:
 def _policies(policy: str | None, manager: str | None, retriever: str | None) -> dict[str, str | None]:
     """The manager's and the retriever's policy, each its own option, so a trained retriever can
     run over heuristic notes; ``--policy`` stays the shorthand for both. None: as the settings say."""
-    from horma.agents.policies import PolicyError, policy_class
+    from horma.agents.policies import policy_class
 
     chosen = {"manager": manager, "retriever": retriever}
     if policy is not None:
         policy_llm_driven(policy)  # a name both registries know, or one line listing them
         for role, name in chosen.items():
             if name is not None and name != policy:
-                fail(f"--policy {policy} sets the {role} too, so it conflicts with --{role} {name}; "
-                     "give --policy alone, or --manager and --retriever", USAGE)
+                raise BadArgument(f"--policy {policy} sets the {role} too, so it conflicts with --{role} {name}; "
+                                  "give --policy alone, or --manager and --retriever")
     chosen = {role: name or policy for role, name in chosen.items()}
     for role, name in chosen.items():
-        if name is None:
-            continue
-        try:
-            policy_class(role, name, label=f"--{role}")
-        except PolicyError as exc:
-            fail(str(exc), USAGE)
+        if name is not None:
+            policy_class(role, name, label=f"--{role}")  # an unknown name is a PolicyError, a bad_argument
     return chosen
 
 
@@ -94,31 +89,25 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
               judge: str | None, out: Path | None, retrieval_only: bool, policies: dict[str, str | None],
               memory_llm: str | None, backend: str | None, unsafe_local: bool, config: Path | None, domain: str,
               **extra: Any):
-    """Validate the common options and build the run settings; fails with one line on bad input."""
-    from horma.bench.methods import MethodError, MethodOptions, method_class
+    """Validate the common options and build the run settings; raises a HormaError on bad input."""
+    from horma.bench.methods import MethodOptions, method_class
     from horma.bench.runner import RunSettings
     from horma.config import ConfigError, load_config
     from horma.llm import LLMError
 
     if budget is not None and budget <= 0:
-        fail(f"--budget must be a positive number of tokens, got {budget}")
+        raise BadArgument(f"--budget must be a positive number of tokens, got {budget}")
     budget = default_budget if budget is None else budget
-    try:
-        cls = method_class(method)
-        cls.check()
-        cfg = load_config(config, {
-            "sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None,
-            "policies.manager": policies["manager"], "policies.retriever": policies["retriever"],
-            "policies.domain": domain,
-            # one model for both memory roles when named: --memory-llm, else the primary's --llm
-            "models.manager": memory_llm or llm, "models.retriever": memory_llm or llm})
-    except (MethodError, ConfigError) as exc:
-        fail(str(exc))
+    cls = method_class(method)
+    cls.check()
+    cfg = load_config(config, {
+        "sandbox.backend": backend, "sandbox.unsafe_local": unsafe_local or None,
+        "policies.manager": policies["manager"], "policies.retriever": policies["retriever"],
+        "policies.domain": domain,
+        # one model for both memory roles when named: --memory-llm, else the primary's --llm
+        "models.manager": memory_llm or llm, "models.retriever": memory_llm or llm})
     options = MethodOptions(cfg)
-    try:
-        llm_roles = cls.llm_roles(options)
-    except MethodError as exc:
-        fail(str(exc), USAGE)
+    llm_roles = cls.llm_roles(options)
     default_out = Path("runs") / f"{bench}-{method.replace(':', '_').replace('/', '_')}-{budget}"
     if retrieval_only:
         default_out = default_out.with_name(default_out.name + "-retrieval")
@@ -130,7 +119,7 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
             settings.make_llm(role, None)
     except (LLMError, ConfigError) as exc:
         needs = " and ".join(f"the {options.policies()[role]} {role}" for role in llm_roles)
-        fail(f"{needs} needs a model (--memory-llm SPEC): {exc}")
+        raise type(exc)(f"{needs} needs a model (--memory-llm SPEC): {exc}") from exc
     try:
         if not retrieval_only:
             settings.make_llm("primary", settings.llm)
@@ -138,7 +127,7 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
                 settings.make_llm("judge", judge)
     except (LLMError, ConfigError) as exc:
         hint = "; pass --retrieval-only to measure retrieval without a model" if not retrieval_only else ""
-        fail(f"{exc}{hint}")
+        raise type(exc)(f"{exc}{hint}") from exc
     return settings
 
 
@@ -155,17 +144,14 @@ def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any
     def start(total: int, done: int) -> None:
         progress.update(bar, total=total, completed=done)
 
-    try:
-        with progress:
-            result = run_tasks(tasks, settings, identity, workers=workers, limit=limit,
-                               on_start=start, on_record=lambda rec: progress.advance(bar))
-    except RunError as exc:
-        fail(str(exc))
+    with progress:
+        result = run_tasks(tasks, settings, identity, workers=workers, limit=limit,
+                           on_start=start, on_record=lambda rec: progress.advance(bar))
     for e in result.errors:
         err_console.print(f"[yellow]warning:[/] task {shown(e['task'])} failed: {shown(e['error'])}",
                           highlight=False, soft_wrap=True)
     if result.errors and not result.records:
-        fail(f"every task failed; first error: {result.errors[0]['error']}")
+        raise RunError(f"every task failed; first error: {result.errors[0]['error']}")
     plots = write_plots(settings.out)
     if json_out:
         print(json.dumps({**result.summary, "out": str(settings.out), "plots": [str(p) for p in plots]}, indent=1))
@@ -238,18 +224,16 @@ def locomo(
 
     Example: [bold]horma eval locomo --data locomo10.json --split dev --method bm25 --retrieval-only[/]
     """
-    from horma.bench.locomo import DatasetError
     from horma.bench.qa import locomo_tasks
 
     policies = _policies(policy, manager, retriever)
     cats = _ints(categories, "categories")
     bad = [c for c in cats if c not in (1, 2, 3, 4, 5)]
     if bad:
-        fail(f"--categories: unknown LoCoMo category {bad[0]} (1..5)")
-    with user_errors(DatasetError):
-        tasks = locomo_tasks(str(data), split, cats)
+        raise BadArgument(f"--categories: unknown LoCoMo category {bad[0]} (1..5)")
+    tasks = locomo_tasks(str(data), split, cats)
     if not tasks:
-        fail(f"{data}: no questions of categories {categories} in the {split} split")
+        raise BadArgument(f"{data}: no questions of categories {categories} in the {split} split")
     settings = _settings("locomo", method, budget, 10_000, llm, judge, out, retrieval_only, policies, memory_llm,
                          backend, unsafe_local, config, "locomo")
     identity = {"bench": "locomo", "data": str(Path(data).resolve()), "split": split, "categories": cats}
@@ -271,14 +255,13 @@ def longmemeval(
 
     Example: [bold]horma eval longmemeval --data longmemeval_s.json --method horma --llm anthropic:claude-sonnet-5-5 --judge anthropic:claude-sonnet-5-5[/]
     """
-    from horma.bench.longmemeval import DEFAULT_BUDGET, DEFAULT_TYPES, LongMemEvalError, load_longmemeval
+    from horma.bench.longmemeval import DEFAULT_BUDGET, DEFAULT_TYPES, load_longmemeval
 
     policies = _policies(policy, manager, retriever)
     chosen = _names(types) or list(DEFAULT_TYPES)
-    with user_errors(LongMemEvalError):
-        tasks = load_longmemeval(data, chosen)
+    tasks = load_longmemeval(data, chosen)
     if not tasks:
-        fail(f"{data}: no questions of types {', '.join(chosen)}")
+        raise BadArgument(f"{data}: no questions of types {', '.join(chosen)}")
     settings = _settings("longmemeval", method, budget, DEFAULT_BUDGET, llm, judge, out, retrieval_only, policies,
                          memory_llm, backend, unsafe_local, config, "longmemeval")
     identity = {"bench": "longmemeval", "data": str(Path(data).resolve()), "types": sorted(chosen)}
@@ -302,14 +285,13 @@ def alfworld(
 
     Example: [bold]horma eval alfworld --games examples/alfworld --agent expert --method horma[/]
     """
-    from horma.bench.alfworld import DEFAULT_BUDGET, AlfworldError, alfworld_tasks, check_installed
+    from horma.bench.alfworld import DEFAULT_BUDGET, alfworld_tasks, check_installed
 
     policies = _policies(policy, manager, retriever)
     if max_steps < 1:
-        fail(f"--max-steps must be at least 1, got {max_steps}")
-    with user_errors(AlfworldError):
-        check_installed()
-        tasks = alfworld_tasks(str(games), split, agent)
+        raise BadArgument(f"--max-steps must be at least 1, got {max_steps}")
+    check_installed()
+    tasks = alfworld_tasks(str(games), split, agent)
     settings = _settings("alfworld", method, budget, DEFAULT_BUDGET, llm, None, out, agent == "expert", policies,
                          memory_llm, backend, unsafe_local, config, "alfworld", max_steps=max_steps)
     identity = {"bench": "alfworld", "games": str(Path(games).resolve()), "split": split, "agent": agent}
@@ -328,6 +310,6 @@ def plot(
 
     for run in runs:
         if load_summary(run) is None:
-            fail(f"{run}: no summary.json of a horma eval run")
+            raise NotFound(f"{run}: no summary.json of a horma eval run")
         for p in write_plots(run):
             console.print(f"wrote {shown(str(p))}", highlight=False)

@@ -14,7 +14,8 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from horma.cli.common import console, err_console, fail, plain, plural, user_errors
+from horma.cli.common import console, err_console, plain, plural
+from horma.errors import BadArgument, HormaError
 
 SHOWN_UNITS = 20  # a dry run or a confirmation lists this many units, then says how many more
 
@@ -80,27 +81,26 @@ def forget(
     from horma.forget import forget as run_forget
     from horma.workspace import Workspace
 
-    with user_errors():
-        ws = Workspace.open(workspace)
-        selection = Selection.of(units=unit, actors=actor, before=before, after=after, segments=segment,
-                                 texts=match)
-        if as_json and not (yes or dry_run):
-            fail("--json cannot ask: pass --yes to delete, or --dry-run to list")
-        plan = run_forget(ws, selection, dry_run=True)
-        if not as_json:
-            _list_units(ws, plan.units)
-            console.print(f"{'would forget' if dry_run else 'will forget'} {plural(len(plan.units), 'unit')} "
-                          f"from {_counts(plan)}", highlight=False)
-        if dry_run:
-            report = plan
-        else:
-            if not yes and not _confirmed(f"Forget {plural(len(plan.units), 'unit')} for good?"):
-                fail("nothing forgotten (not confirmed; --yes confirms without asking)")
-            with Progress(TextColumn("rewriting the notes history"), BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=err_console, disable=not err_console.is_terminal) as bar:
-                task = bar.add_task("", total=plan.revisions)
-                report = run_forget(ws, selection, progress=lambda done, total: bar.update(task, completed=done,
-                                                                                            total=total))
+    ws = Workspace.open(workspace)
+    selection = Selection.of(units=unit, actors=actor, before=before, after=after, segments=segment,
+                             texts=match)
+    if as_json and not (yes or dry_run):
+        raise BadArgument("--json cannot ask: pass --yes to delete, or --dry-run to list")
+    plan = run_forget(ws, selection, dry_run=True)
+    if not as_json:
+        _list_units(ws, plan.units)
+        console.print(f"{'would forget' if dry_run else 'will forget'} {plural(len(plan.units), 'unit')} "
+                      f"from {_counts(plan)}", highlight=False)
+    if dry_run:
+        report = plan
+    else:
+        if not yes and not _confirmed(f"Forget {plural(len(plan.units), 'unit')} for good?"):
+            raise HormaError("nothing forgotten (not confirmed; --yes confirms without asking)")
+        with Progress(TextColumn("rewriting the notes history"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err_console, disable=not err_console.is_terminal) as bar:
+            task = bar.add_task("", total=plan.revisions)
+            report = run_forget(ws, selection, progress=lambda done, total: bar.update(task, completed=done,
+                                                                                        total=total))
     if as_json:
         typer.echo(json.dumps({"workspace": str(workspace), **report.as_dict()}))
     elif not dry_run:

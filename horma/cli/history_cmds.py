@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from horma.cli.common import console, plain, shown, user_errors
+from horma.cli.common import console, plain, shown
 
 
 def register(app: typer.Typer) -> None:
@@ -40,7 +40,7 @@ def log(
 
     Example: [bold]horma log ./ws/conv-26 -n 5[/]
     """
-    with user_errors(), _history(workspace) as history:
+    with _history(workspace) as history:
         revs = history.log(limit or None)
     if as_json:
         typer.echo(json.dumps({"workspace": str(workspace), "revisions": [r.as_dict() for r in revs]}))
@@ -63,7 +63,7 @@ def diff(
 
     Example: [bold]horma diff ./ws/conv-26 3f2a9c1b07de[/]
     """
-    with user_errors(), _history(workspace) as history:
+    with _history(workspace) as history:
         text = history.diff(rev_a, rev_b)
     typer.echo(plain(text) if sys.stdout.isatty() else text, nl=False)  # exact in a pipe (patch), safe on a terminal
 
@@ -81,7 +81,7 @@ def revert(
 
     Example: [bold]horma revert ./ws/conv-26 3f2a9c1b07de[/]
     """
-    with user_errors(), _history(workspace) as history, history.workspace.writer():
+    with _history(workspace) as history, history.workspace.writer():
         target = history.resolve(rev)  # a bad REV fails before anything is written
         new = history.revert(rev)
     out = {"workspace": str(workspace), "reverted_to": target.decode()[:12], "revision": new}

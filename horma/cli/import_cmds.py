@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from horma.cli.common import console, plural, shown
-from horma.cli.memory_cmds import IngestTotals, check_policy, ingest_segments, setup
+from horma.cli.ingest_cmds import IngestTotals, ingest_segments
 from horma.cli.options import (
     BACKEND_OPT,
     CONFIG_OPT,
@@ -21,9 +21,9 @@ from horma.cli.options import (
     LLM_OPT,
     MANAGER_OPT,
     UNSAFE_OPT,
-    input_errors,
     progress_bar,
 )
+from horma.cli.run_setup import check_policy, setup
 from horma.importers import Import, importer, importer_names
 from horma.memory import Memory
 
@@ -67,13 +67,12 @@ def _command(name: str):
         config: Path | None = CONFIG_OPT,
         json_out: bool = JSON_OPT,
     ) -> None:
-        with input_errors():
-            got = imp.load(export, me)
-            run_with = setup(config, backend, unsafe_local, {"policies.manager": manager})
-            model = run_with.llm("manager", llm) if check_policy("manager", run_with) else None
-            totals = IngestTotals()
-            with progress_bar() as progress, Memory(workspace, llm=model, settings=run_with.settings) as mem:
-                ingest_segments(mem, got.segments, f"{name}:{export}", progress, export.name, totals)
+        got = imp.load(export, me)
+        run_with = setup(config, backend, unsafe_local, {"policies.manager": manager})
+        model = run_with.llm("manager", llm) if check_policy("manager", run_with) else None
+        totals = IngestTotals()
+        with progress_bar() as progress, Memory(workspace, llm=model, settings=run_with.settings) as mem:
+            ingest_segments(mem, got.segments, f"{name}:{export}", progress, export.name, totals)
         d = summary(name, got, totals, str(workspace))
         if json_out:
             console.print_json(json.dumps(d, ensure_ascii=False))

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from horma.cli.common import console, err_console, plural, shown, user_errors
+from horma.cli.common import console, err_console, plural, shown
 
 
 def register(app: typer.Typer) -> None:
@@ -33,18 +33,17 @@ def index(
 
     Example: [bold]horma index ./ws/conv-26 --rebuild[/]
     """
-    from horma.core.index import DB_NAME
+    from horma.core.index_schema import DB_NAME
     from horma.index import index_folder
     from horma.index import rebuild as sync
     from horma.workspace import Workspace
 
-    with user_errors():
-        ws = Workspace.open(workspace)
-        t0 = time.perf_counter()
-        with Progress(TextColumn("embedding units"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=err_console, transient=True, disable=as_json or not err_console.is_terminal) as bar:
-            task = bar.add_task("embed", total=None)
-            done = sync(ws, full=rebuild, progress=lambda n, total: bar.update(task, completed=n, total=total))
+    ws = Workspace.open(workspace)
+    t0 = time.perf_counter()
+    with Progress(TextColumn("embedding units"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True, disable=as_json or not err_console.is_terminal) as bar:
+        task = bar.add_task("embed", total=None)
+        done = sync(ws, full=rebuild, progress=lambda n, total: bar.update(task, completed=n, total=total))
     db = index_folder(ws) / DB_NAME
     out = {**done, "rebuilt": rebuild, "index_bytes": db.stat().st_size if db.is_file() else 0,
            "seconds": round(time.perf_counter() - t0, 3)}

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import typer
 
-from horma.cli.common import err_console, fail, shown, user_errors
+from horma.cli.common import err_console, shown
 from horma.cli.options import DOMAIN_OPT, MANAGER_OPT, RETRIEVER_OPT
+from horma.errors import BadArgument, MissingExtra
 
 MISSING_MCP = "the MCP server needs the mcp extra: pip install -e '.[mcp]'"
 LOOPBACK_NAMES = ("localhost",)
@@ -26,14 +27,14 @@ def parse_http(value: str, allow_remote: bool) -> tuple[str, int]:
     host, colon, port = value.rpartition(":")
     host = host.strip("[]")
     if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        fail(f"--http must be HOST:PORT, e.g. 127.0.0.1:8765, got {value!r}")
+        raise BadArgument(f"--http must be HOST:PORT, e.g. 127.0.0.1:8765, got {value!r}")
     try:
         loopback = host in LOOPBACK_NAMES or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
     if not loopback and not allow_remote:
-        fail(f"--http {value}: {host} is not a loopback address; anyone who can reach it could read and write "
-             "this memory (there is no authentication): pass --allow-remote to mean it")
+        raise BadArgument(f"--http {value}: {host} is not a loopback address; anyone who can reach it could read "
+                          "and write this memory (there is no authentication): pass --allow-remote to mean it")
     return host, int(port)
 
 
@@ -44,7 +45,7 @@ def client_config(workspace: Path | None, root: Path | None, fixed: str | None, 
     virtualenv's ``horma`` on PATH nor a relative path would resolve.
     """
     if (workspace is None) == (root is None):
-        fail("name one workspace folder, or serve a folder of workspaces with --root DIR")
+        raise BadArgument("name one workspace folder, or serve a folder of workspaces with --root DIR")
     args = ["-m", "horma", "mcp"]
     args += [str(workspace.expanduser().resolve())] if workspace is not None else \
         ["--root", str(root.expanduser().resolve())] + (["--workspace", fixed] if fixed else [])
@@ -128,28 +129,28 @@ def mcp(
     try:
         import mcp as _  # noqa: F401  (the SDK is an optional extra)
     except ImportError:
-        fail(MISSING_MCP)
-    from horma.cli.memory_cmds import check_policy, setup
-    from horma.config import ConfigError
-    from horma.llm import LLMError
-    from horma.mcp_server import Options, Workspaces, build_server
+        raise MissingExtra(MISSING_MCP) from None
+    from horma.cli.run_setup import check_policy, setup
+    from horma.mcp_server import build_server
+    from horma.mcp_workspaces import Options, Workspaces
 
     if (workspace is None) == (root is None):
-        fail("name one workspace folder, or serve a folder of workspaces with --root DIR")
+        raise BadArgument("name one workspace folder, or serve a folder of workspaces with --root DIR")
     if fixed is not None and root is None:
-        fail("--workspace NAME picks a workspace of --root DIR; to serve one folder, pass it as the argument")
+        raise BadArgument("--workspace NAME picks a workspace of --root DIR; to serve one folder, pass it as the "
+                          "argument")
     if unsafe_local and root is not None:
-        fail("--unsafe-local cannot be combined with --root: the local sandbox cannot keep workspaces apart")
+        raise BadArgument("--unsafe-local cannot be combined with --root: the local sandbox cannot keep workspaces "
+                          "apart")
     host, port = parse_http(http, allow_remote) if http else ("127.0.0.1", 8000)
-    with user_errors(LLMError, ConfigError):
-        run = setup(config, backend, unsafe_local, {
-            "policies.manager": manager, "policies.retriever": retriever, "policies.domain": domain,
-            "mcp.run_timeout": run_timeout, "mcp.max_open": max_open, "mcp.idle_close": idle_close,
-            "mcp.max_body": max_body})
-        model = None
-        if check_policy("manager", run) | check_policy("retriever", run):
-            model = run.llm("manager", llm)
-        spaces = Workspaces(Options(run.settings, model), workspace=workspace, root=root, fixed=fixed)
+    run = setup(config, backend, unsafe_local, {
+        "policies.manager": manager, "policies.retriever": retriever, "policies.domain": domain,
+        "mcp.run_timeout": run_timeout, "mcp.max_open": max_open, "mcp.idle_close": idle_close,
+        "mcp.max_body": max_body})
+    model = None
+    if check_policy("manager", run) | check_policy("retriever", run):
+        model = run.llm("manager", llm)
+    spaces = Workspaces(Options(run.settings, model), workspace=workspace, root=root, fixed=fixed)
     server = build_server(spaces, host=host, port=port, max_body=run.settings.mcp.max_body * 1024 * 1024)
     what = f"workspace {spaces.fixed}" if not spaces.multi else f"the workspaces under {spaces.root}"
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/mcp" if http else "stdio"

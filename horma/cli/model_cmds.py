@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from horma.cli.common import console, shown, user_errors
+from horma.cli.common import console, shown
 
 model_app = typer.Typer(name="model", help="Run a local model for horma's LLM paths.", no_args_is_help=True,
                         rich_markup_mode="rich")
@@ -35,22 +35,21 @@ def serve(
     Example: [bold]horma model serve --port 8000 &[/] then
     [bold]horma ask ./ws "Where is Jun going?" --llm openai:SmolLM2-135M-Instruct.Q4_1@http://127.0.0.1:8000/v1[/]
     """
-    from horma.llm.serve import AGENT_HINT, ServeError, ServeSettings, bundled_model, check_settings
+    from horma.llm.serve import AGENT_HINT, ServeSettings, bundled_model, check_settings
     from horma.llm.serve import serve as run_server
 
-    with user_errors(ServeError):
-        settings = ServeSettings(model=model or bundled_model(), host=host, port=port, n_ctx=ctx, threads=threads,
-                                 chat_format=chat_format, alias=name)
-        check_settings(settings, allow_remote)
+    settings = ServeSettings(model=model or bundled_model(), host=host, port=port, n_ctx=ctx, threads=threads,
+                             chat_format=chat_format, alias=name)
+    check_settings(settings, allow_remote)
 
-        def ready(s: ServeSettings) -> None:
-            console.print(f"serving [bold]{shown(s.model.name)}[/] at {shown(s.base_url)} (Ctrl-C stops)", highlight=False, soft_wrap=True)
-            console.print(f"spec: [bold]{shown(s.spec)}[/]", highlight=False, soft_wrap=True)
-            if s.chat_format != "chatml-function-calling":
-                console.print(f"[dim]{shown(AGENT_HINT)}[/]", highlight=False, soft_wrap=True)
-            console.file.flush()
+    def ready(s: ServeSettings) -> None:
+        console.print(f"serving [bold]{shown(s.model.name)}[/] at {shown(s.base_url)} (Ctrl-C stops)", highlight=False, soft_wrap=True)
+        console.print(f"spec: [bold]{shown(s.spec)}[/]", highlight=False, soft_wrap=True)
+        if s.chat_format != "chatml-function-calling":
+            console.print(f"[dim]{shown(AGENT_HINT)}[/]", highlight=False, soft_wrap=True)
+        console.file.flush()
 
-        run_server(settings, on_ready=ready)
+    run_server(settings, on_ready=ready)
     console.print("stopped", highlight=False)
     console.file.flush()
     os._exit(0)  # a generation still running in a worker thread is abandoned, not waited for

@@ -1,4 +1,4 @@
-"""What the commands that fill a memory share: their options, the errors they turn into one line, the bar.
+"""What the commands that fill a memory share: their options and the progress bar.
 
 Kept apart from the commands themselves so each command module (ingest,
 import, add, reorganize) takes them from one place.
@@ -9,9 +9,7 @@ from __future__ import annotations
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from horma.cli.common import err_console, user_errors
-from horma.config import ConfigError
-from horma.sources import SourceError
+from horma.cli.common import err_console
 
 # a flag left out is None: the setting keeps its value from the config file or the environment
 MANAGER_OPT = typer.Option(None, "--manager", "-m", help="Note-writing policy: heuristic (no LLM) or llm "
@@ -28,15 +26,6 @@ CONFIG_OPT = typer.Option(None, "--config", "-c", help="Config file (default: $H
                                                        "~/.config/horma/config.yaml).")
 UNSAFE_OPT = typer.Option(False, "--unsafe-local", help="Let an LLM agent run in the local sandbox (no isolation).")
 JSON_OPT = typer.Option(False, "--json", help="Print one JSON object instead of text.")
-
-
-def input_errors():
-    """The errors bad input, a bad model or a bad config raise, each as one error line."""
-    from horma.bench.locomo import DatasetError
-    from horma.llm import LLMError
-    from horma.prompts import PromptError
-
-    return user_errors(SourceError, DatasetError, LLMError, PromptError, ConfigError)
 
 
 def progress_bar() -> Progress:

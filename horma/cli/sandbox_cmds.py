@@ -9,13 +9,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from horma.cli.common import console, plain, shown, user_errors
+from horma.cli.common import console, plain, shown
 from horma.cli.options import CONFIG_OPT
-from horma.config import ConfigError, load_config
+from horma.config import load_config
 from horma.sandbox import SANDBOXES, Limits, View, check_backends, open_sandbox
 from horma.workspace import Workspace
-
-REFUSED = 2  # a request the sandbox layer would not run (as opposed to the command's own failure)
 
 sandbox_app = typer.Typer(
     help="Check which sandboxes work here and run commands in a workspace view.",
@@ -64,15 +62,15 @@ def exec_(
     """Run a command with bash at the workspace root inside a sandbox; exit with its exit code.
 
     The read view (default) is what the retriever sees; --write is the manager's.
-    A timeout exits 124; a refused request (no such workspace, backend unavailable) exits 2.
+    A timeout exits 124; a refused request (no such workspace, backend unavailable) exits with its error's
+    code (docs/errors.md), and under --json prints an error object instead of a result.
 
     Example: [bold]horma sandbox exec ./mem --backend bwrap -- 'ls notes && grep -ri paris notes'[/]
     """
-    with user_errors(ConfigError, code=REFUSED):
-        box = load_config(config, {"sandbox.backend": backend, "sandbox.timeout": timeout}).sandbox
-        ws = Workspace.open(workspace)
-        sandbox = open_sandbox(ws.root, box.backend, View.WRITE if write else View.READ,
-                               limits=Limits(timeout=box.timeout))
+    box = load_config(config, {"sandbox.backend": backend, "sandbox.timeout": timeout}).sandbox
+    ws = Workspace.open(workspace)
+    sandbox = open_sandbox(ws.root, box.backend, View.WRITE if write else View.READ,
+                           limits=Limits(timeout=box.timeout))
     with sandbox:
         # a subshell, so that `exit N` ends the command with N instead of ending the session's shell
         result = sandbox.exec("(\n" + " ".join(command) + "\n)")

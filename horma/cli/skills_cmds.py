@@ -11,16 +11,15 @@ import typer
 from rich.table import Table
 
 from horma import resources
-from horma.cli.common import console, fail, policy_llm_driven, shown, user_errors
+from horma.cli.common import console, policy_llm_driven, shown
 from horma.cli.options import CONFIG_OPT
-from horma.config import ConfigError, load_config
+from horma.config import load_config
+from horma.errors import BadArgument, NotFound
+from horma.skill_rounds import diff_rounds, rollback
 from horma.skills import (
     BASE,
-    SkillError,
-    diff_rounds,
     find_skill,
     load_library,
-    rollback,
     rounds,
 )
 
@@ -44,8 +43,7 @@ def _skills(
     config: Path | None = CONFIG_OPT,
 ) -> None:
     """The manager's skill library: base principles plus per-domain skills grown by `horma refine`."""
-    with user_errors(ConfigError):
-        ctx.obj = load_config(config, {"skills.dir": skills_dir}).skills.dir or resources.SKILLS
+    ctx.obj = load_config(config, {"skills.dir": skills_dir}).skills.dir or resources.SKILLS
 
 
 @skills_app.command("list")
@@ -59,8 +57,7 @@ def list_skills(
 
     Example: [bold]horma skills list --domain locomo[/]
     """
-    with user_errors(SkillError):
-        skills = load_library(domain, round, ctx.obj)
+    skills = load_library(domain, round, ctx.obj)
     if json_out:
         console.print_json(json.dumps([s.entry() for s in skills]))
         return
@@ -86,8 +83,7 @@ def show_skill(
 
     Example: [bold]horma skills show base_004[/]
     """
-    with user_errors(SkillError):
-        where, skill = find_skill(skill_id, ctx.obj)
+    where, skill = find_skill(skill_id, ctx.obj)
     if json_out:
         console.print_json(json.dumps({"file": f"{where}.yaml", **skill.entry()}))
         return
@@ -115,8 +111,7 @@ def diff(
 
     Example: [bold]horma skills diff 0 2 --domain locomo[/]
     """
-    with user_errors(SkillError):
-        d = diff_rounds(domain, round_a, round_b, ctx.obj)
+    d = diff_rounds(domain, round_a, round_b, ctx.obj)
     if json_out:
         console.print_json(json.dumps({
             "domain": domain, "from": round_a, "to": round_b,
@@ -140,13 +135,12 @@ def list_rounds(ctx: typer.Context, domain: str = DOMAIN_OPT) -> None:
 
     Example: [bold]horma skills rounds --domain locomo[/]
     """
-    with user_errors(SkillError):
-        kept = rounds(domain, ctx.obj)
-        if not kept:
-            fail(f"domain {domain!r} has no kept rounds yet (run `horma refine` first)")
-        for r in kept:
-            n = len(load_library(domain, r, ctx.obj)) - len(load_library(None, root=ctx.obj))
-            console.print(f"round {r}: {n} domain skills")
+    kept = rounds(domain, ctx.obj)
+    if not kept:
+        raise NotFound(f"domain {domain!r} has no kept rounds yet (run `horma refine` first)")
+    for r in kept:
+        n = len(load_library(domain, r, ctx.obj)) - len(load_library(None, root=ctx.obj))
+        console.print(f"round {r}: {n} domain skills")
 
 
 @skills_app.command("rollback")
@@ -160,10 +154,9 @@ def rollback_cmd(
     Example: [bold]horma skills rollback 1 --domain locomo[/]
     """
     if domain == BASE:
-        fail("the base library has no rounds; roll back a domain")
-    with user_errors(SkillError):
-        moved = rollback(domain, round, ctx.obj)
-        size = len(load_library(domain, root=ctx.obj)) - len(load_library(None, root=ctx.obj))
+        raise BadArgument("the base library has no rounds; roll back a domain")
+    moved = rollback(domain, round, ctx.obj)
+    size = len(load_library(domain, root=ctx.obj)) - len(load_library(None, root=ctx.obj))
     console.print(f"{domain}: rolled back to round {round} ({size} domain skills)")
     if moved:
         console.print(f"[dim]later rounds moved to {shown(str(moved[0].parent))}[/]")
@@ -202,49 +195,46 @@ def refine_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from horma.bench.locomo import DatasetError
-    from horma.bench.methods import MethodError, MethodOptions
+    from horma.bench.methods import MethodOptions
     from horma.bench.qa import locomo_tasks
-    from horma.llm import LLMError
-    from horma.refine import QAArena, RefineConfig, RefineError, refine
+    from horma.qa_arena import QAArena
+    from horma.refine import RefineConfig, refine
 
     if bench not in REFINE_BENCHES:
-        fail(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
+        raise BadArgument(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")
     if policy is not None:
         policy_llm_driven(policy)  # a name both registries know, or one line listing them
     try:
         cats = [int(c) for c in categories.split(",") if c.strip()]
     except ValueError:
-        fail(f"--categories must be comma-separated numbers, got {categories!r}")
+        raise BadArgument(f"--categories must be comma-separated numbers, got {categories!r}") from None
     domain = domain or bench
-    errors = (SkillError, DatasetError, MethodError, ConfigError, LLMError, RefineError, OSError)
-    with user_errors(*errors):
-        cfg = load_config(config, {
-            "policies.manager": policy, "policies.retriever": policy, "policies.domain": domain,
-            "models.manager": llm, "models.retriever": llm, "sandbox.backend": backend,
-            "sandbox.unsafe_local": allow_unsafe_local or None, "skills.dir": skills_dir})
-        library = cfg.skills.dir or resources.SKILLS
-        load_library(domain, root=library)  # a missing or broken library fails before any data is read
-        if not data.is_file():
-            fail(f"{data}: no such dataset file")
-        qa_tasks = locomo_tasks(str(data), split, cats)
-        arena = QAArena(
-            domain, qa_tasks, cfg.llm_for("primary", llm),
-            judge=cfg.llm_for("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
-            options=MethodOptions(cfg.override({"skills.dir": library})), limit=limit,
-        )
-        feedback_llm = cfg.llm_for("feedback", llm)
-        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        out = out or Path("runs") / f"refine-{domain}-{stamp}"
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console, transient=json_out) as bar:
-            def hook(label: str, total: int) -> Callable[[], None]:
-                task_id = bar.add_task(label, total=total)
-                return lambda: bar.advance(task_id)
+    cfg = load_config(config, {
+        "policies.manager": policy, "policies.retriever": policy, "policies.domain": domain,
+        "models.manager": llm, "models.retriever": llm, "sandbox.backend": backend,
+        "sandbox.unsafe_local": allow_unsafe_local or None, "skills.dir": skills_dir})
+    library = cfg.skills.dir or resources.SKILLS
+    load_library(domain, root=library)  # a missing or broken library fails before any data is read
+    if not data.is_file():
+        raise BadArgument(f"{data}: no such dataset file")
+    qa_tasks = locomo_tasks(str(data), split, cats)
+    arena = QAArena(
+        domain, qa_tasks, cfg.llm_for("primary", llm),
+        judge=cfg.llm_for("judge", judge) if judge else None, budget=budget, success_f1=success_f1,
+        options=MethodOptions(cfg.override({"skills.dir": library})), limit=limit,
+    )
+    feedback_llm = cfg.llm_for("feedback", llm)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = out or Path("runs") / f"refine-{domain}-{stamp}"
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=json_out) as bar:
+        def hook(label: str, total: int) -> Callable[[], None]:
+            task_id = bar.add_task(label, total=total)
+            return lambda: bar.advance(task_id)
 
-            report = refine(arena, feedback_llm, out,
-                            RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h,
-                                         skills_dir=library), hook)
+        report = refine(arena, feedback_llm, out,
+                        RefineConfig(rounds=rounds_, max_new_skills=max_new, rerun_h=rerun_h,
+                                     skills_dir=library), hook)
     if json_out:
         console.print_json(json.dumps(report.as_dict()))
         return

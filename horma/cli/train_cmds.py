@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from horma.cli.common import console, err_console, fail, user_errors
-from horma.config import ConfigError, load_config
+from horma.cli.common import console, err_console
+from horma.config import load_config
+from horma.errors import BadArgument, MissingExtra
 
 train_app = typer.Typer(help="Train the retriever: export navigator episodes, SFT warm start, GRPO on J(C, E).",
                         no_args_is_help=True)
@@ -26,19 +29,24 @@ def register(app: typer.Typer) -> None:
     app.add_typer(train_app, name="train")
 
 
-def _errors():
-    from horma.bench.locomo import DatasetError
-    from horma.llm import LLMError
-    from horma.train.trajectories import TrajectoryError
+EXTRA_HINT = "pip install 'horma[train]'"
 
-    return user_errors(DatasetError, LLMError, TrajectoryError, ImportError, ConfigError)
+
+@contextmanager
+def _extra_modules() -> Iterator[None]:
+    """A package the train extra brings, missing deep inside training (peft for --lora...), is the extra not
+    installed, not a bug."""
+    try:
+        yield
+    except ImportError as exc:
+        raise MissingExtra(f"{exc}: {EXTRA_HINT}") from None
 
 
 def _need_extra() -> None:
     try:
         import trl  # noqa: F401
     except ImportError:
-        fail("training needs the train extra: pip install 'horma[train]'")
+        raise MissingExtra(f"training needs the train extra: {EXTRA_HINT}") from None
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is TRL's documented experimental hook
 
 
@@ -73,16 +81,14 @@ def export_cmd(
     from horma.train.export import export
     from horma.train.trajectories import trajectory_files
 
-    with _errors():
-        settings = load_config(overrides={"recall.budget": budget, "sandbox.backend": backend})
+    settings = load_config(overrides={"recall.budget": budget, "sandbox.backend": backend})
     try:
         cats = frozenset(int(c) for c in categories.split(",") if c.strip())
     except ValueError:
-        fail(f"--categories must be a comma list of integers, got {categories!r}")
-    with _errors():
-        trajectory_files(trajectories)  # a missing path: one error line before any progress or output
-    with _errors(), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TimeElapsedColumn(), console=err_console, transient=as_json) as progress:
+        raise BadArgument(f"--categories must be a comma list of integers, got {categories!r}") from None
+    trajectory_files(trajectories)  # a missing path: one error line before any progress or output
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=as_json, disable=not err_console.is_terminal) as progress:
         bar = progress.add_task("export", total=None)
 
         def tick(what: str, done: int, total: int) -> None:
@@ -126,8 +132,8 @@ def sft_cmd(
     from horma.train.sft import train_sft
 
     if steps <= 0:
-        fail("--steps must be positive")
-    with _errors():
+        raise BadArgument("--steps must be positive")
+    with _extra_modules():
         log = train_sft(data, out, model=model, steps=steps, lora=lora, learning_rate=learning_rate,
                         max_length=max_length, echo=None if as_json else console.print)
     if as_json:
@@ -166,8 +172,9 @@ def grpo_cmd(
     from horma.train.reward import Shaping
 
     if steps <= 0 or generations < 2:
-        fail("--steps must be positive and --generations at least 2 (GRPO compares episodes of one task)")
-    with _errors():
+        raise BadArgument("--steps must be positive and --generations at least 2 (GRPO compares episodes of one "
+                          "task)")
+    with _extra_modules():
         log = train_grpo(tasks, out, model=model, steps=steps, num_generations=generations, prompts_per_step=prompts,
                          max_new_tokens=max_new_tokens, episode_steps=episode_steps, temperature=temperature,
                          learning_rate=learning_rate, lora=lora, shaping=Shaping(format_penalty, overflow_penalty),

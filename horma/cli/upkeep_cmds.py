@@ -15,8 +15,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from horma.cli.common import console, err_console, plural, shown
-from horma.cli.memory_cmds import check_policy, setup
-from horma.cli.options import BACKEND_OPT, CONFIG_OPT, JSON_OPT, LLM_OPT, MANAGER_OPT, UNSAFE_OPT, input_errors
+from horma.cli.options import BACKEND_OPT, CONFIG_OPT, JSON_OPT, LLM_OPT, MANAGER_OPT, UNSAFE_OPT
+from horma.cli.run_setup import check_policy, setup
 from horma.memory import Memory
 from horma.workspace import Unit, Workspace
 
@@ -52,14 +52,13 @@ def add(
     """
     from horma.units import check_unit, normalize_time
 
-    with input_errors():
-        when = normalize_time(time, "--time") if time is not None else \
-            dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")
-        unit = check_unit(Unit(unit_id(when, actor, text), when, actor, text))
-        run = setup(config, backend, unsafe_local, {"policies.manager": manager})
-        model = run.llm("manager", llm) if check_policy("manager", run) else None
-        with Memory(workspace, llm=model, settings=run.settings) as mem:
-            res = mem.record([unit], slug=session, time=unit.time, source="horma add")
+    when = normalize_time(time, "--time") if time is not None else \
+        dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")
+    unit = check_unit(Unit(unit_id(when, actor, text), when, actor, text))
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
+    with Memory(workspace, llm=model, settings=run.settings) as mem:
+        res = mem.record([unit], slug=session, time=unit.time, source="horma add")
     if json_out:
         console.print_json(json.dumps({"workspace": str(workspace), "unit": unit.id, "time": unit.time,
                                        "archived": res.archived, "segment": res.segment,
@@ -89,15 +88,14 @@ def reorganize(
     """
     from horma.reorganize import reorganize as rebuild
 
-    with input_errors():
-        ws = Workspace.open(workspace)
-        run = setup(config, backend, unsafe_local, {"policies.manager": manager})
-        model = run.llm("manager", llm) if check_policy("manager", run) else None
-        with Memory(ws, llm=model, settings=run.settings) as mem, \
-                Progress(TextColumn("reorganizing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                         console=err_console, disable=not err_console.is_terminal) as bar:
-            task = bar.add_task("", total=None)
-            done = rebuild(mem.manager, lambda n, total: bar.update(task, completed=n, total=total))
+    ws = Workspace.open(workspace)
+    run = setup(config, backend, unsafe_local, {"policies.manager": manager})
+    model = run.llm("manager", llm) if check_policy("manager", run) else None
+    with Memory(ws, llm=model, settings=run.settings) as mem, \
+            Progress(TextColumn("reorganizing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                     console=err_console, disable=not err_console.is_terminal) as bar:
+        task = bar.add_task("", total=None)
+        done = rebuild(mem.manager, lambda n, total: bar.update(task, completed=n, total=total))
     if json_out:
         console.print_json(json.dumps({"workspace": str(workspace), **done.as_dict()}))
         return

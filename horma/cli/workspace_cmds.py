@@ -9,9 +9,10 @@ from pathlib import Path
 import typer
 from rich.tree import Tree
 
-from horma.cli.common import console, fail, plain, plural, shown, user_errors
+from horma.cli.common import console, plain, plural, shown
+from horma.errors import NotFound
 from horma.filecheck import file_problem
-from horma.workspace import META_DIR, Workspace
+from horma.workspace import META_DIR, Workspace, WorkspaceError
 
 
 def register(app: typer.Typer) -> None:
@@ -25,8 +26,7 @@ def init(workspace: Path = typer.Argument(..., help="Folder to create the worksp
 
     Example: [bold]horma init ./mem[/]
     """
-    with user_errors():
-        ws = Workspace.init(workspace)
+    ws = Workspace.init(workspace)
     console.print(f"workspace ready at {shown(str(ws.root))}")
 
 
@@ -104,8 +104,7 @@ def tree(
 
     Example: [bold]horma tree ./mem --depth 3[/]
     """
-    with user_errors():
-        ws = Workspace.open(workspace)
+    ws = Workspace.open(workspace)
     if json_out:
         console.print_json(json.dumps(_dir_counts(ws, depth)))
         return
@@ -146,24 +145,23 @@ def show(
 
     Example: [bold]horma show ./mem notes/people/caroline.md --follow[/]
     """
-    with user_errors():
-        ws = Workspace.open(workspace)
-        target = ws.resolve(path)
-        if problem := file_problem(target):
-            fail(f"{path}: {problem} in {workspace}")
-        text = target.read_text(encoding="utf-8", errors="replace")
-        if not follow:
-            console.print(plain(text), markup=False, highlight=False, end="")
-            return
+    ws = Workspace.open(workspace)
+    target = ws.resolve(path)
+    if problem := file_problem(target):
+        raise NotFound(f"{path}: {problem} in {workspace}")
+    text = target.read_text(encoding="utf-8", errors="replace")
+    if not follow:
         console.print(plain(text), markup=False, highlight=False, end="")
-        ids, via = cited_units(ws, ws.rel(target))
-        lines = ws.raw_lines_for(ids)
-        hub = f" through {plural(via, 'linked note')}" if via else ""
-        console.rule(f"raw sources ({len(lines)} of {plural(len(set(ids)), 'unit')}{hub})")
-        for r in lines[:FOLLOW_LINES]:
-            console.print(f"[dim]{shown(r.path)}:{r.lineno}[/] {shown(r.unit.line())}", highlight=False)
-        if len(lines) > FOLLOW_LINES:
-            console.print(f"[dim]… and {plural(len(lines) - FOLLOW_LINES, 'more line')}[/]", highlight=False)
-        missing = sorted(set(ids) - {r.unit.id for r in lines})
-        if missing:
-            fail(f"{path}: sources cite units not in the archive: {', '.join(missing[:10])}")
+        return
+    console.print(plain(text), markup=False, highlight=False, end="")
+    ids, via = cited_units(ws, ws.rel(target))
+    lines = ws.raw_lines_for(ids)
+    hub = f" through {plural(via, 'linked note')}" if via else ""
+    console.rule(f"raw sources ({len(lines)} of {plural(len(set(ids)), 'unit')}{hub})")
+    for r in lines[:FOLLOW_LINES]:
+        console.print(f"[dim]{shown(r.path)}:{r.lineno}[/] {shown(r.unit.line())}", highlight=False)
+    if len(lines) > FOLLOW_LINES:
+        console.print(f"[dim]… and {plural(len(lines) - FOLLOW_LINES, 'more line')}[/]", highlight=False)
+    missing = sorted(set(ids) - {r.unit.id for r in lines})
+    if missing:
+        raise WorkspaceError(f"{path}: sources cite units not in the archive: {', '.join(missing[:10])}")

@@ -10,6 +10,7 @@ outside the standard library or the rest of horma.
 - ``text``: words, stop words, the one token count, the raw line ``ID | time | actor: text``;
 - ``notes``: note kind, front matter as the index reads it, citations ``(raw/<seg>/units.log:N)``;
 - ``dates``: the dates a query names;
-- ``index``: the SQLite FTS5 index (schema, connect, writer, sync);
+- ``index_schema``: the SQLite FTS5 index's tables, version and ``connect``;
+- ``index``: its writer (``SearchIndex``: segments, notes, vectors, sync);
 - ``search``: the ranking ``hsearch`` prints.
 """

@@ -2,7 +2,7 @@
 
 A citation is ``(raw/<seg>/units.log:N)`` anywhere in a line, or ``(line N)``
 in a note with a single source. The full YAML reading of a note (every
-front-matter key, validation) is ``horma.workspace.parse_note`` on the host;
+front-matter key, validation) is ``horma.note.parse_note`` on the host;
 this is the tolerant subset the index and ``horma forget`` need, stdlib only.
 """
 

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from horma.errors import HormaError
 from horma.llm.accounting import Accounting
 from horma.registry import Registry
 
@@ -48,8 +49,11 @@ __all__ = [
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 
 
-class LLMError(Exception):
+class LLMError(HormaError):
     """A model could not be reached or used (bad spec, missing key, retries exhausted)."""
+
+    code = "provider"
+    exit_code = 6
 
 
 class ContextOverflow(LLMError):

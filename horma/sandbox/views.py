@@ -24,7 +24,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from horma.core.index import DB_NAME
+from horma.core.index_schema import DB_NAME
 from horma.core.layout import AGENT_DIR
 from horma.modes import unreadable_part
 from horma.resources import CORE, SANDBOX_BIN

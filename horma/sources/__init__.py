@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from horma.errors import BadArgument
 from horma.workspace import Unit
 
 
-class SourceError(Exception):
+class SourceError(BadArgument):
     """A dataset file the user gave is malformed; the message names the file and the place."""
 
 

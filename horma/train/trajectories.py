@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from horma.agents.retriever import Recall
+from horma.errors import BadArgument
 from horma.workspace import Workspace
 
 SELECTED = re.compile(r"^selected (?P<path>.+):(?P<lo>\d+)-(?P<hi>\d+) \(\d+ tokens\); \d+ tokens left$")
 
 
-class TrajectoryError(ValueError):
+class TrajectoryError(BadArgument, ValueError):
     """A trajectory file that cannot be read as a retriever episode."""
 
 
@@ -99,7 +100,7 @@ def replay(episode: Episode, workspace: Workspace) -> Recall:
         m = SELECTED.match(s["observation"]) if s["action"] == "select" else None
         if m is None:
             continue
-        got = ctx.select(m["path"], int(m["lo"]), int(m["hi"]))
+        got = ctx.select(m["path"], int(m["lo"]), int(m["hi"])).observation()
         if got != s["observation"]:
             raise TrajectoryError(f"step {s.get('step')}: recorded {s['observation']!r}, replayed {got!r}")
     return ctx

@@ -1,0 +1,155 @@
+"""Every CLI error is one line, or one JSON object with a code under --json, and exits with the code docs/errors.md
+gives it; every HormaError class is in that table."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+import typer
+
+import horma
+from horma.cli import app, wants_json
+from horma.errors import HormaError
+from tests.wsstate import assert_one_error_line, assert_one_error_object, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+ROW = re.compile(r"^\| `(\w+)` \| (\d+) \| [^|]+\| (.+) \|$")
+
+
+def doc_table() -> tuple[dict[str, int], dict[str, str]]:
+    """docs/errors.md's table: the exit code of each code, and the code of each class it names."""
+    exits, classes = {}, {}
+    for line in (ROOT / "docs/errors.md").read_text(encoding="utf-8").splitlines():
+        if m := ROW.match(line):
+            exits[m[1]] = int(m[2])
+            classes.update({name: m[1] for name in re.findall(r"`(\w+)`", m[3])})
+    return exits, classes
+
+
+EXITS, CLASSES = doc_table()
+
+
+def every_json_command() -> list[tuple[str, ...]]:
+    def walk(group, path: tuple[str, ...] = ()):
+        if hasattr(group, "commands"):
+            for name, cmd in sorted(group.commands.items()):
+                yield from walk(cmd, (*path, name))
+        elif any("--json" in p.opts for p in group.params):
+            yield path
+
+    return list(walk(typer.main.get_command(app)))
+
+
+def test_the_table_is_read() -> None:
+    assert EXITS["bad_argument"] == 2 and EXITS["workspace"] == 4 and EXITS["interrupted"] == 130
+    assert CLASSES["WorkspaceError"] == "workspace" and CLASSES["PathRefused"] == "bad_path"
+
+
+def test_every_error_class_is_in_the_table_with_its_code_and_exit_code() -> None:
+    for info in pkgutil.walk_packages(horma.__path__, "horma."):
+        # not the entry point (it runs the CLI) nor the modules that need an extra to import
+        extra = info.name.startswith(("horma.train.", "horma.llm.hf")) and info.name != "horma.train.trajectories"
+        if info.name != "horma.__main__" and not extra:
+            importlib.import_module(info.name)
+
+    def subclasses(cls: type) -> set[type]:
+        return {cls} | {s for sub in cls.__subclasses__() for s in subclasses(sub)}
+
+    found = {c for c in subclasses(HormaError) if c.__module__.startswith("horma.")}
+    assert len(found) > 20
+    for cls in found:
+        assert CLASSES.get(cls.__name__) == cls.code, f"{cls.__name__} ({cls.code}) is not in docs/errors.md's row"
+        assert EXITS[cls.code] == cls.exit_code, cls
+
+
+def test_json_is_asked_by_a_json_word_before_the_double_dash() -> None:
+    assert wants_json(["recall", "ws", "q", "--json"])
+    assert not wants_json(["recall", "--", "ws", "--json"])  # a query that reads --json
+    assert not wants_json(["recall", "ws", "q"])
+
+
+# A real error for every command that takes --json; the code it must answer with (a set where the
+# environment decides, e.g. whether the train extra is installed).
+NOWHERE = "{tmp}/nowhere"
+CASES: dict[tuple[str, ...], tuple[list[str], set[str]]] = {
+    ("add",): ([NOWHERE, "a thing", "--time", "not a time", "--backend", "local"], {"bad_unit"}),
+    ("ask",): ([NOWHERE, "where?", "--backend", "local"], {"workspace"}),
+    ("config", "keys"): (["--bogus"], {"bad_argument"}),  # it reads nothing a user could get wrong
+    ("config", "show"): (["--config", "{tmp}/none.yaml"], {"config"}),
+    ("eval", "alfworld"): (["--games", "{tmp}", "--max-steps", "0"], {"bad_argument"}),
+    ("eval", "locomo"): (["--data", "{tmp}/none.json", "--retrieval-only", "--out", "{tmp}/run"], {"bad_argument"}),
+    ("eval", "longmemeval"): (["--data", "{tmp}/none.json", "--retrieval-only", "--out", "{tmp}/run"],
+                              {"bad_argument"}),
+    ("forget",): ([NOWHERE, "--unit", "a1", "--yes"], {"workspace"}),
+    ("import", "chatgpt"): (["{tmp}/none.zip", "-w", NOWHERE, "--backend", "local"], {"bad_argument"}),
+    ("import", "claude"): (["{tmp}/none.zip", "-w", NOWHERE, "--backend", "local"], {"bad_argument"}),
+    ("import", "markdown"): (["{tmp}/none", "-w", NOWHERE, "--backend", "local"], {"bad_argument"}),
+    ("index",): ([NOWHERE], {"workspace"}),
+    ("ingest", "jsonl"): (["{tmp}/none.jsonl", "-w", NOWHERE, "--backend", "local"], {"bad_argument"}),
+    ("ingest", "locomo"): (["{tmp}/none.json", "-w", NOWHERE, "--backend", "local"], {"bad_argument"}),
+    ("log",): ([NOWHERE], {"workspace"}),
+    ("recall",): ([NOWHERE, "where?", "--backend", "local"], {"workspace"}),
+    ("refine",): (["locomo", "--data", "{tmp}/none.json"], {"bad_argument"}),
+    ("reorganize",): ([NOWHERE, "--backend", "local"], {"workspace"}),
+    ("revert",): ([NOWHERE, "abcd"], {"workspace"}),
+    ("sandbox", "check"): (["--bogus"], {"bad_argument"}),  # it takes no argument that could be wrong
+    ("sandbox", "exec"): ([NOWHERE, "--backend", "local", "--", "ls"], {"workspace"}),
+    ("skills", "diff"): (["0", "99", "--domain", "no_such_domain"], {"bad_argument"}),
+    ("skills", "list"): (["--domain", "no_such_domain"], {"bad_argument"}),
+    ("skills", "show"): (["no_such_skill"], {"bad_argument"}),
+    ("trace",): ([NOWHERE], {"workspace"}),
+    # a flag's value the settings model refuses is a config error (the settings say which key)
+    ("train", "export"): (["--data", "{tmp}/none.json", "--out", "{tmp}/out", "--budget", "0"], {"config"}),
+    ("train", "grpo"): (["--tasks", "{tmp}/none", "--out", "{tmp}/out", "--steps", "0"],
+                        {"bad_argument", "missing_extra"}),
+    ("train", "sft"): (["--data", "{tmp}/none", "--out", "{tmp}/out", "--steps", "0"],
+                       {"bad_argument", "missing_extra"}),
+    ("tree",): ([NOWHERE], {"workspace"}),
+}
+
+
+def test_every_json_command_has_a_case() -> None:
+    assert sorted(CASES) == every_json_command()
+
+
+def with_json(args: list[str]) -> list[str]:
+    """``--json`` before any ``--``: after it, it would be a word of the sandbox command."""
+    return [*args[: args.index("--")], "--json", *args[args.index("--"):]] if "--" in args else [*args, "--json"]
+
+
+@pytest.mark.parametrize("command", sorted(CASES), ids=" ".join)
+def test_an_error_under_json_is_one_object_with_a_code_and_its_exit_code(command: tuple[str, ...],
+                                                                           tmp_path: Path) -> None:
+    args, codes = CASES[command]
+    args = [a.format(tmp=tmp_path) for a in args]
+    r = cli(*command, *with_json(args))
+    assert r.exception is None, f"{type(r.exception).__name__}: {r.exception}"
+    assert r.stderr == "", r.stderr
+    error = json.loads(r.stdout)["error"]  # one JSON document, nothing else on stdout
+    assert set(error) == {"code", "message"} and error["message"], error
+    assert error["code"] in codes, error
+    assert r.code == EXITS[error["code"]], (r.code, error)
+
+    plain = cli(*command, *args)
+    line = assert_one_error_line(plain)
+    assert plain.stdout == "" and plain.code == r.code
+    assert line == f"error: {error['message']}", (line, error)
+    assert not (tmp_path / "nowhere").exists()  # an error leaves nothing behind
+
+
+
+def test_what_the_disk_refuses_is_the_io_code(tmp_path: Path) -> None:
+    """An OSError a user causes (here: a file where the output folder's parent must be) is one error with code io,
+    not a traceback."""
+    (tmp_path / "file").write_text("x")
+    args = ["train", "export", "--data", ROOT / "tests/fixtures/eval/locomo_mini.json", "--out",
+            tmp_path / "file" / "out", "--limit", "1", "--backend", "local"]
+    r = cli(*args, "--json")
+    error = assert_one_error_object(r)
+    assert error["code"] == "io" and r.code == EXITS["io"] and "Not a directory" in error["message"], error
+    assert assert_one_error_line(cli(*args)) == f"error: {error['message']}"

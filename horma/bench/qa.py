@@ -17,19 +17,11 @@ from typing import TYPE_CHECKING
 
 from horma.bench.methods import make_method
 from horma.bench.metrics import jaccard, locomo_f1, says_not_available, strict_evidence_recall, token_f1
-from horma.workspace import Unit, slugify
+from horma.sources import Segment
+from horma.workspace import slugify
 
 if TYPE_CHECKING:
     from horma.bench.runner import RunSettings
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A batch the manager records at once: a session with its date."""
-
-    slug: str
-    time: str | None
-    units: tuple[Unit, ...]
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,14 @@ class SourceError(BadArgument):
 
 @dataclass(frozen=True)
 class Segment:
-    """One session or episode segment: archived as one ``raw/<time>__<slug>/`` folder."""
+    """One session or episode segment: archived as one ``raw/<time>__<slug>/`` folder.
+
+    The one segment type: sources and importers yield it, the eval harness's QA tasks carry it.
+    ``time`` None: left to ``Memory.record``, as for a record without one.
+    """
 
     slug: str
-    time: str
+    time: str | None
     units: tuple[Unit, ...]
 
 

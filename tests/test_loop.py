@@ -288,3 +288,30 @@ def test_every_kind_of_bad_reply_is_counted_and_the_run_still_ends(ws):
     records = read_trajectory(r.trajectory)
     assert [s.get("fault") for s in records if s["type"] == "step"] == ["prose", "empty", "malformed", None]
     assert records[-1]["faults"] == r.faults and records[-1]["status"] == "llm_error"
+
+
+# -- the trajectory format ---------------------------------------------------------------------
+def test_a_trajectory_carries_its_schema_and_a_reader_refuses_what_it_cannot_read(tmp_path):
+    from horma.agents.trajectory import SCHEMA, Trajectory
+    from horma.workspace import WorkspaceError
+
+    t = Trajectory(tmp_path, "retriever", "where is Jun?", budget=300)
+    t.step("bash", {"command": "ls"}, "raw notes", exit_code=0)
+    t.end("done", refs=["S1:2"])
+    recs = read_trajectory(t.path)
+    assert [r["type"] for r in recs] == ["start", "step", "end"] and recs[0]["schema"] == SCHEMA
+    assert recs[0]["budget"] == 300 and recs[2]["refs"] == ["S1:2"]  # a policy's own fields are kept
+    lines = t.path.read_text().splitlines()
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text("\n".join([json.dumps({**json.loads(lines[0]), "schema": SCHEMA + 1}), *lines[1:]]) + "\n")
+    with pytest.raises(WorkspaceError, match="newer than this horma"):
+        read_trajectory(newer)
+    broken = tmp_path / "broken.jsonl"
+    step_without_action = {"type": "step", "step": 1, "args": {}, "observation": ""}
+    broken.write_text(lines[0] + "\n" + json.dumps(step_without_action) + "\n")
+    with pytest.raises(WorkspaceError, match=r"broken.jsonl:2: not a trajectory record \(action: Field required\)"):
+        read_trajectory(broken)
+    old = tmp_path / "old.jsonl"  # written before the schema field: read as version 1
+    unversioned = {k: v for k, v in json.loads(lines[0]).items() if k != "schema"}
+    old.write_text(json.dumps(unversioned) + "\n" + lines[1] + "\n")
+    assert [r["type"] for r in read_trajectory(old)] == ["start", "step"]

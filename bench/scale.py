@@ -248,7 +248,7 @@ def measure(plan: dict, size: int, ws_path: Path) -> dict:
 def _child(conn, plan: dict, size: int, ws_path: Path) -> None:
     try:
         conn.send({"ok": measure(plan, size, ws_path)})
-    except BaseException as exc:  # noqa: BLE001 - reported by the parent
+    except BaseException as exc:  # reported by the parent
         conn.send({"error": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()})
     finally:
         conn.close()

@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
+from test_memory import SESSION_1, SESSION_2  # tests/ is on sys.path under pytest
 from typer.testing import CliRunner
 
 import horma

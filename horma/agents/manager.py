@@ -267,7 +267,7 @@ class Manager(SandboxedAgent):
             names += f" (+{len(segments) - 3} more)"
         try:
             return self._history.commit(f"{self.policy} manager: organized {names}")
-        except Exception as exc:  # noqa: BLE001 - dulwich and the OS raise many kinds; each is logged
+        except Exception as exc:  # dulwich and the OS raise many kinds; each is logged
             _logger.warning("%s: notes history not written (%s: %s); the next record catches up",
                             self.workspace.root, type(exc).__name__, exc)
             self._log("history_behind", segments[-1], error=f"{type(exc).__name__}: {exc}"[:300])

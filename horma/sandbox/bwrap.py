@@ -171,7 +171,7 @@ def status() -> BackendStatus:
     return BackendStatus("bwrap", True, "bubblewrap works here")
 
 
-def open(workspace: Path, view: View, limits: Limits,  # noqa: A001 - the backend protocol
+def open(workspace: Path, view: View, limits: Limits,  # shadows the builtin open(): the backend protocol names it so
          near_socket: str | None = None) -> BwrapSandbox:
     if view is View.WRITE:
         prepare_write_view(workspace, _identity(workspace))

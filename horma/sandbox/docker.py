@@ -212,7 +212,7 @@ def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[st
     return argv + [container_id, "bash", "--noprofile", "--norc", "-c", "exec bash --noprofile --norc 2>&1"]
 
 
-def open(workspace: Path, view: View, limits: Limits,  # noqa: A001 - the backend protocol
+def open(workspace: Path, view: View, limits: Limits,  # shadows the builtin open(): the backend protocol names it so
          near_socket: str | None = None) -> DockerSandbox:
     import docker
     from docker.errors import DockerException

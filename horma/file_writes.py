@@ -76,7 +76,7 @@ class FileWriter:
         self._dirs: dict[str, int] = {}
         self._n = 0
 
-    def __enter__(self) -> "FileWriter":
+    def __enter__(self) -> FileWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from horma.agents.extraction import stem, topics
 from horma.agents import heuristic_manager as hm
+from horma.agents.extraction import stem, topics
 from horma.agents.heuristic_manager import anchor_dates, entities, manage
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory

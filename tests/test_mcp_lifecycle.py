@@ -17,7 +17,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from test_mcp import ENV, REPO, call, free_port, horma_mcp, isolated  # tests/ is on sys.path
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import ISOLATED, make_workspace, require_backend
+
 from horma.resources import SANDBOX_BIN
 from horma.sandbox import Limits, Sandbox, View, open_sandbox
 from horma.sandbox.views import Identity, prepare_write_view

@@ -161,9 +161,8 @@ def test_the_lock_times_out_with_a_clear_error_and_readers_do_not_block(workspac
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-        with pytest.raises(WorkspaceError, match="another process is writing"):
-            with workspace.writer(timeout=0.3):
-                pass
+        with pytest.raises(WorkspaceError, match="another process is writing"), workspace.writer(timeout=0.3):
+            pass
         assert [r.unit.id for r in workspace.iter_raw()] == ["D1:1", "D1:2", "D1:3"]
         assert workspace.read_note("notes/people/caroline.md").title == "Caroline"
     finally:

@@ -65,12 +65,12 @@ def run(n: int) -> list[dict]:
                 if backend == "docker":
                     argv = ["docker", "exec", "-u", "10001", "-w", "/ws", sb.container.id, "true"]
                     rows.append({"backend": backend, "mode": "one `docker exec` per command", "command": "true",
-                                 "n": n, **timed(lambda: subprocess.run(argv, check=True), n)})  # fmt: skip
+                                 "n": n, **timed(lambda argv=argv: subprocess.run(argv, check=True), n)})  # fmt: skip
             if backend == "bwrap":
                 argv = bwrap_backend.command(ws.root, View.READ, sb.limits, inner=["/usr/bin/true"])
                 env = safe_env("/ws")
                 rows.append({"backend": backend, "mode": "one `bwrap` per command", "command": "true", "n": n,
-                             **timed(lambda: subprocess.run(argv, env=env, check=True), n)})  # fmt: skip
+                             **timed(lambda argv=argv, env=env: subprocess.run(argv, env=env, check=True), n)})  # fmt: skip
     return rows
 
 

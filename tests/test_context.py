@@ -108,7 +108,7 @@ def _mixed_ws(tmp_path):
     plain = ws.root / "raw" / "loose"
     plain.mkdir()
     (plain / "log.txt").write_text("no units here\njust: text, lines\n")
-    paths = segs + ["notes/a.md", "notes/b.md", "raw/2023-09-01T00-00__mixed/units.log", "raw/loose/log.txt"]
+    paths = [*segs, "notes/a.md", "notes/b.md", "raw/2023-09-01T00-00__mixed/units.log", "raw/loose/log.txt"]
     sizes = {p: len((ws.root / p).read_text().splitlines()) for p in paths}
     return ws, sizes
 

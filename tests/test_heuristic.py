@@ -277,7 +277,7 @@ def test_hsearch_ranks_and_pages(ws):
     out = run_helper("hsearch", "-n", "3", "--notes", "0", "--", "when was the half marathon race", cwd=ws.root)
     assert out.returncode == 0, out.stderr
     first = out.stdout.splitlines()[0]
-    path, line, raw = first.split(":", 2)
+    path, _line, raw = first.split(":", 2)
     assert path.startswith("raw/") and parse_raw_line(raw).id == "D2:2"
     assert len(out.stdout.splitlines()) == 3
     page = run_helper("hsearch", "--max-chars", "200", "--notes", "0", "pottery", cwd=ws.root / "notes")

@@ -171,7 +171,7 @@ def test_segment_that_grew_gets_only_its_new_lines_and_one_that_shrank_is_refuse
         assert [(r[1], r[2], r[3]) for r in after[2:]] == [(3, len((lines[0] + lines[1]).encode()), "G:3")]
         assert idx.conn.execute("SELECT size, lines FROM segments").fetchone() == (len("".join(lines).encode()), 3)
         assert first(Searcher(idx.conn).rank("narwhal")) == (rel, 3, "G:3")
-        with pytest.raises(HI.IndexError_, match="shrank.*--rebuild"), idx.transaction():
+        with pytest.raises(HI.IndexError_, match=r"shrank.*--rebuild"), idx.transaction():
             idx.add_segment(rel, lines[0])
         assert idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall() == after
 

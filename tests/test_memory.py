@@ -252,7 +252,7 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
         assert not mem.workspace.note_files()
     finally:
         MANAGER_POLICIES.unregister("counting")
-    with pytest.raises(PolicyError, match="choose one of heuristic, llm$"):
+    with pytest.raises(PolicyError, match=r"choose one of heuristic, llm$"):
         policy_class("manager", "counting")
 
 
@@ -465,9 +465,9 @@ def test_llm_agents_in_an_isolated_sandbox_cannot_touch_raw(tmp_path, isolated_b
     assert (ws.root / "notes/people/ana.md").is_file()
     script = [call("bash", command="cd raw/2024-01-10T09-00__boat && touch x"),
               call("select", path="units.log", start=3, end=3), call("done")]
-    with LoopbackServer("anthropic", script) as srv:
-        with horma.Memory(ws, retriever="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "anthropic")) as mem:
-            ctx = mem.recall("where is the boat kept", budget=50)
+    with LoopbackServer("anthropic", script) as srv, \
+            horma.Memory(ws, retriever="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "anthropic")) as mem:
+        ctx = mem.recall("where is the boat kept", budget=50)
     assert ctx.refs == ["T1:3"] and not (ws.root / "raw/2024-01-10T09-00__boat/x").exists()
 
 

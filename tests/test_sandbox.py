@@ -180,7 +180,7 @@ def _host_addresses() -> list[str]:
         pass
     finally:
         probe.close()
-    return addrs + ["172.17.0.1"]  # docker's default bridge gateway
+    return [*addrs, "172.17.0.1"]  # docker's default bridge gateway
 
 
 def test_no_network_to_the_host(arena: Arena, host_unchanged):

@@ -98,12 +98,12 @@ def test_schema_errors_name_file_entry_and_field(text: str, message: str) -> Non
 def test_domain_may_not_shadow_a_base_id(lib: Path) -> None:
     (lib / "locomo.yaml").write_text(
         "- id: base_001\n  kind: base\n  title: T\n  principle: p\n  when: w\n")
-    with pytest.raises(SkillError, match="repeats an id of base.yaml"):
+    with pytest.raises(SkillError, match=r"repeats an id of base\.yaml"):
         load_library("locomo")
 
 
 def test_unknown_domain_and_bad_domain_name(lib: Path) -> None:
-    with pytest.raises(SkillError, match="no skill file for domain 'chess'.*domains: locomo"):
+    with pytest.raises(SkillError, match=r"no skill file for domain 'chess'.*domains: locomo"):
         load_library("chess")
     with pytest.raises(SkillError, match="not a valid domain name"):
         load_library("../etc")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -143,7 +144,7 @@ def test_two_processes_never_write_at_the_same_time(workspace: Workspace, tmp_pa
         assert p.returncode == 0
         spans += json.loads(out)
     spans.sort()
-    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), "critical sections overlapped"
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans)), "critical sections overlapped"
     ids = [r.unit.id for r in Workspace.open(workspace.root).iter_raw() if r.unit.id.startswith("C:")]
     assert sorted(ids) == sorted(f"C:{i}" for i in range(15 * 4 + 4))
 

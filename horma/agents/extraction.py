@@ -367,7 +367,7 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
     turns: list[Turn] = []
     words = [ht.words(u.text) for _, u in located]  # split once, stemmed in one batch
     stemmed = stems({w for ws in words for w in ws})
-    for (n, u), turn_words in zip(located, words):
+    for (n, u), turn_words in zip(located, words, strict=True):
         day = day_of(u.time)
         found: list[str] = []
         if opts.get("entity_notes", True):

@@ -179,7 +179,7 @@ class Manager(SandboxedAgent):
         if not isinstance(slug, str):
             raise WorkspaceError(f"slug must be a string, got {type(slug).__name__}")
         if self.impl.needs_sandbox:
-            self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
+            _ = self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
         meter = Meter(self.llm, self.sandbox_commands)
         ws = self.workspace
         organized: list[str] = []

@@ -158,7 +158,7 @@ class FlatIndex:
         todo = [q for q in dict.fromkeys(queries) if q not in self._queries]
         if todo:
             vecs = _encoder().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
-            self._queries.update(zip(todo, vecs))
+            self._queries.update(zip(todo, vecs, strict=True))
 
     def _rank_dense(self, query: str) -> list[int]:
         if self._emb is None:

@@ -95,7 +95,7 @@ def parse_item(item: object, position: int) -> QATask:
         raise LongMemEvalError(f"{where}: question_date: {exc}") from None
     segments: list[Segment] = []
     evidence: list[Unit] = []
-    for n, (sid, date, turns) in enumerate(zip(sids, dates, sessions)):
+    for n, (sid, date, turns) in enumerate(zip(sids, dates, sessions, strict=True)):
         swhere = f"{where}: haystack_sessions[{n}]"
         if not isinstance(turns, list):
             raise LongMemEvalError(f"{swhere} must be a list of turns")

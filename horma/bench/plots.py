@@ -87,7 +87,7 @@ def plot_score_vs_tokens(summaries: list[dict[str, Any]], path: Path) -> Path | 
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2), dpi=120)
-    for name, x, (metric, y) in points:
+    for name, x, (_metric, y) in points:
         ax.scatter([x], [y], s=60)
         ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
     ax.set_xscale("log")

@@ -91,7 +91,7 @@ class SearchIndex:
             offset += width
         lines = text.count("\n")  # the archive ends every line with one
         rowids: list[int] = []
-        for values, body in zip(units, bodies):
+        for values, body in zip(units, bodies, strict=True):
             rowid = self.conn.execute(
                 "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
             ).lastrowid
@@ -99,7 +99,7 @@ class SearchIndex:
             self.conn.execute("INSERT INTO persons(unit, person) VALUES(?, ?)", (rowid, ht.person(ht.words(body))))
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
-            self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies)])
+            self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
         years = {u[5][:4] for u in units if u[5][:4].isdigit()}
         self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
@@ -121,7 +121,7 @@ class SearchIndex:
         for start in range(0, len(texts), EMBED_BATCH):
             coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
             self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
-                                  [(r, q, sc) for r, (q, sc) in zip(rowids[start:start + EMBED_BATCH], coded)])
+                                  [(r, q, sc) for r, (q, sc) in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
             self.embedded += len(coded)
 
     def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:

@@ -141,7 +141,7 @@ class HFLLM:
         from transformers import DynamicCache
 
         common = 0
-        for a, b in zip(self._cached_ids, ids[:-1]):  # at least one new token must go through the model
+        for a, b in zip(self._cached_ids, ids[:-1], strict=False):  # at least one new token must go through the model
             if a != b:
                 break
             common += 1

@@ -115,7 +115,7 @@ def _bwrap(plan: list[Mount], who: Identity, inner: list[str], source) -> list[s
         args += ["--bind" if m.writable else "--ro-bind", source(m), m.target]
     for target in HIDDEN:  # empty and read-only (so its owner, the sandbox user, cannot fill it)
         args += ["--perms", MASK_MODE, "--size", "4096", "--tmpfs", target, "--remount-ro", target]
-    return args + ["--chdir", SANDBOX_ROOT, "--", *inner]
+    return [*args, "--chdir", SANDBOX_ROOT, "--", *inner]
 
 
 def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None = None,

@@ -23,6 +23,7 @@ reaped only when that owner is provably gone (:func:`owner_gone`).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import shutil
 import socket
@@ -198,10 +199,8 @@ def _prune_orphans(client) -> None:
         return  # pruning is best effort: a failed listing must not stop this session from starting
     for c in listed:
         if owner_gone(c.get("Labels") or {}):
-            try:
+            with contextlib.suppress(DockerException):  # gone already, or another session is pruning it
                 client.api.remove_container(c["Id"], force=True)
-            except DockerException:
-                pass  # gone already, or another session is pruning it
 
 
 def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[str]:
@@ -209,7 +208,7 @@ def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[st
     for key, value in env.items():
         argv += ["-e", f"{key}={value}"]
     # stderr joins stdout inside the container, so both arrive in order before the end marker
-    return argv + [container_id, "bash", "--noprofile", "--norc", "-c", "exec bash --noprofile --norc 2>&1"]
+    return [*argv, container_id, "bash", "--noprofile", "--norc", "-c", "exec bash --noprofile --norc 2>&1"]
 
 
 def open(workspace: Path, view: View, limits: Limits,  # shadows the builtin open(): the backend protocol names it so

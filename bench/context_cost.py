@@ -30,7 +30,8 @@ from pathlib import Path
 from horma.workspace import Unit, Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = ["the", "support", "group", "was", "inspiring", "and", "I", "want", "to", "study", "counseling", "next", "year,", "maybe", "in", "Boston;", "what", "do", "you", "think", "about", "it?", "ok!"]
+WORDS = ["the", "support", "group", "was", "inspiring", "and", "I", "want", "to", "study", "counseling", "next",
+         "year,", "maybe", "in", "Boston;", "what", "do", "you", "think", "about", "it?", "ok!"]
 
 
 def load_context(rev: str | None):

@@ -45,7 +45,8 @@ def scratch_workspace(root: Path) -> Workspace:
     ws = Workspace.init(root)
     with ws.writer():
         raw = ws.archive([Unit(f"D1:{i}", "2023-05-08 13:56", "Ann", f"turn {i}") for i in range(1, 51)], "bench")
-        ws.write_note(Note("notes/ann.md", "Ann", "Ann spoke 50 times (D1:1).", sources=[{"path": raw, "units": ["D1:1"]}]))
+        ws.write_note(Note("notes/ann.md", "Ann", "Ann spoke 50 times (D1:1).",
+                           sources=[{"path": raw, "units": ["D1:1"]}]))
     return ws
 
 
@@ -69,8 +70,9 @@ def run(n: int) -> list[dict]:
             if backend == "bwrap":
                 argv = bwrap_backend.command(ws.root, View.READ, sb.limits, inner=["/usr/bin/true"])
                 env = safe_env("/ws")
+                run_once = lambda argv=argv, env=env: subprocess.run(argv, env=env, check=True)
                 rows.append({"backend": backend, "mode": "one `bwrap` per command", "command": "true", "n": n,
-                             **timed(lambda argv=argv, env=env: subprocess.run(argv, env=env, check=True), n)})  # fmt: skip
+                             **timed(run_once, n)})  # fmt: skip
     return rows
 
 

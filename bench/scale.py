@@ -265,7 +265,8 @@ def run_size(plan: dict, size: int, ws_path: Path) -> dict:
         msg = parent.recv()
     except EOFError:
         proc.join()
-        raise BenchError(f"size {size}: the benchmark process died (exit status {proc.exitcode}; out of memory?)") from None
+        raise BenchError(f"size {size}: the benchmark process died "
+                         f"(exit status {proc.exitcode}; out of memory?)") from None
     proc.join()
     if "ok" in msg:
         return msg["ok"]

@@ -65,7 +65,12 @@ _RELATIVE: dict[str, tuple[str, int]] = {  # phrase -> (unit, offset)
 _RELATIVE_RE = re.compile(r"\b(" + "|".join(sorted(_RELATIVE, key=len, reverse=True)) + r")\b", re.I)
 _RELATIVE_HINT = re.compile(r"(?:yesterday|tonight|today|tomorrow|last|this|next)", re.I)
 _NOT_ENTITIES = frozenset(
-    ["i", "i'm", "i've", "i'll", "i'd", "im", "ive", "hey", "hi", "oh", "wow", "yeah", "yes", "no", "ok", "okay", "thanks", "thank", "hello", "lol", "haha", "omg", "sure", "cool", "awesome", "great", "good", "nice", "sorry", "please", "congrats", "congratulations", "btw", "totally", "absolutely", "definitely", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+    ["i", "i'm", "i've", "i'll", "i'd", "im", "ive", "hey", "hi", "oh", "wow", "yeah", "yes", "no", "ok", "okay",
+     "thanks", "thank", "hello", "lol", "haha", "omg", "sure", "cool", "awesome", "great", "good", "nice", "sorry",
+     "please", "congrats", "congratulations", "btw", "totally", "absolutely", "definitely", "monday", "tuesday",
+     "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays",
+     "fridays", "saturdays", "sundays", "january", "february", "march", "april", "may", "june", "july", "august",
+     "september", "october", "november", "december"]
 )
 _SENTENCE_PUNCT = frozenset(".!?")  # then a space
 _OPENERS = frozenset("\"“(")

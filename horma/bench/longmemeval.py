@@ -155,7 +155,8 @@ def load_longmemeval(path: str | os.PathLike[str], types: Sequence[str] = DEFAUL
     tasks = []
     seen: set[str] = set()
     for i, item in enumerate(data):
-        if isinstance(item, dict) and item.get("question_type") in QUESTION_TYPES and item["question_type"] not in types:
+        if (isinstance(item, dict) and item.get("question_type") in QUESTION_TYPES
+                and item["question_type"] not in types):
             continue
         task = parse_item(item, i)
         if task.id in seen:

@@ -59,7 +59,8 @@ def label(summary: dict[str, Any]) -> str:
 
 def score_of(overall: dict[str, Any]) -> tuple[str, float] | None:
     """The headline score: judge accuracy, else F1, else strict evidence recall (retrieval-only)."""
-    for key, name in (("judge", "LLM-judge accuracy"), ("f1", "token F1"), ("evidence_recall", "evidence recall (strict)")):
+    for key, name in (("judge", "LLM-judge accuracy"), ("f1", "token F1"),
+                      ("evidence_recall", "evidence recall (strict)")):
         if overall.get(key) is not None:
             return name, float(overall[key])
     return None

@@ -207,7 +207,8 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
         lines = content.split("\n")
         lo = max(0, changed - 2)
         snippet = _numbered(lines[lo : changed + 3 + new.count("\n")], lo + 1)
-        return f"The memory file has been edited. Here is the snippet showing the change (with line numbers):\n{snippet}"
+        return ("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
+                f"{snippet}")
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         path, at, text = command.path, command.insert_line, command.insert_text

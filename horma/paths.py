@@ -149,7 +149,8 @@ class Entry:
 
 
 def listing(root: Path, parts: list[str], depth: int, limit: int = 2000) -> list[Entry]:
-    """Entries of folder ``parts`` down to ``depth`` levels, sorted, hidden names left out; links listed, not followed."""
+    """Entries of folder ``parts`` down to ``depth`` levels, sorted, hidden names left out; links listed, not
+    followed."""
     out: list[Entry] = []
 
     def walk(fd: int, prefix: str, level: int) -> None:

@@ -238,7 +238,8 @@ class LoopbackServer:
 
             def do_POST(self) -> None:  # http.server's naming
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                status, payload, extra, delay = server._next(raw, self.path, {k.lower(): v for k, v in self.headers.items()})
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, payload, extra, delay = server._next(raw, self.path, headers)
                 if delay:
                     time.sleep(delay)
                 data = json.dumps(payload).encode()

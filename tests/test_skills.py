@@ -75,7 +75,8 @@ def test_parse_good_entry_and_shorthand_heuristic() -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("- id: exo_001\n  kind: exogenous\n  title: T\n  when: w\n", "x.yaml: entry 1 (exo_001): principle: Field required"),
+    ("- id: exo_001\n  kind: exogenous\n  title: T\n  when: w\n",
+     "x.yaml: entry 1 (exo_001): principle: Field required"),
     ("- id: exo_001\n  kind: sideways\n  title: T\n  principle: p\n  when: w\n", "entry 1 (exo_001): kind"),
     ("- id: end_001\n  kind: exogenous\n  title: T\n  principle: p\n  when: w\n", "must start with 'exo_'"),
     ("- id: exo_001\n  kind: exogenous\n  title: T\n  principle: p\n  when: w\n  colour: red\n", "colour"),

@@ -289,7 +289,8 @@ def test_an_llm_retriever_trajectory_becomes_an_episode_with_its_own_scores(with
                      {"name": "select", "arguments": {"path": "units.log", "start": 1, "end": 2}},
                      {"name": "done", "arguments": {}}]
     results = [m["content"] for m in rec["messages"] if m["role"] == "tool"]
-    assert "adopted a dog" in results[0] and results[0].endswith("[exit code 0]") and results[0].count("[exit code") == 1
+    assert "adopted a dog" in results[0] and results[0].endswith("[exit code 0]")
+    assert results[0].count("[exit code") == 1
     assert results[1] == "(no output)\n[exit code 0]"
     assert results[2].startswith(f"selected {SEGMENT}/units.log:1-2 (") and results[3].startswith("done: ")
     # lines 1-2 cover D1:1 (the evidence) and D1:2 (noise): J = 1/2, and the evidence text is all there

@@ -73,7 +73,8 @@ class SearchIndex:
         if row is not None and (row[1] > len(data)):
             raise IndexError_(f"{rel} shrank since it was indexed: run horma index --rebuild")
         if seg_id is None:
-            seg_id = int(self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,)).lastrowid or 0)
+            cur = self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,))
+            seg_id = int(cur.lastrowid or 0)
         units, bodies, actors = [], [], set()
         offset = 0
         lineno = 0
@@ -121,7 +122,8 @@ class SearchIndex:
         for start in range(0, len(texts), EMBED_BATCH):
             coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
             self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
-                                  [(r, q, sc) for r, (q, sc) in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
+                                  [(r, q, sc) for r, (q, sc)
+                                   in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
             self.embedded += len(coded)
 
     def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:

@@ -153,5 +153,5 @@ def serve(settings: ServeSettings, on_ready: Callable[[ServeSettings], None] | N
         raise ServeError(f"cannot listen on {settings.host}:{settings.port} (in use, or not an address here)")
 
 
-__all__ = ["AGENT_HINT", "DEFAULT_CHAT_FORMAT", "INSTALL_HINT", "ServeError", "ServeSettings", "bundled_model", "check_host",
-           "check_settings", "serve"]
+__all__ = ["AGENT_HINT", "DEFAULT_CHAT_FORMAT", "INSTALL_HINT", "ServeError", "ServeSettings", "bundled_model",
+           "check_host", "check_settings", "serve"]

@@ -50,7 +50,8 @@ SETUP_HINT = f"run {SETUP_CMD}"
 TMPFS_MB = 64
 MASK_TMPFS = "ro,nosuid,nodev,noexec,size=4k,mode=0000"  # what covers each HIDDEN folder
 # What the docker CLI itself may see of the host environment (it forwards none of it).
-_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY")
+_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH",
+               "DOCKER_TLS_VERIFY")
 
 
 def status() -> BackendStatus:

@@ -77,7 +77,7 @@ def prune(folder: Path, limits: TrajectoryCaps) -> list[str]:
     except OSError:
         return []
     total = sum(size for _, size in files)
-    removed = []
+    removed: list[str] = []
     for name, size in files:
         over_count = limits.max_files is not None and len(files) - len(removed) > limits.max_files
         over_size = limits.max_bytes is not None and total > limits.max_bytes

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from horma.agents.speakers import speaker_name
 from horma.core import text as ht
@@ -359,7 +360,7 @@ class SegmentFacts:
 
 
 def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
-            opts: Mapping[str, object]) -> SegmentFacts:
+            opts: Mapping[str, Any]) -> SegmentFacts:
     """The facts of one segment (``located``: its units with their raw line numbers).
 
     ``known`` is read, not changed: names a turn introduces count as known for

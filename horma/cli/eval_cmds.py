@@ -138,7 +138,7 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
 
 
 def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any], workers: int,
-             limit: int | None, json_out: bool, columns: Callable[[dict], list[tuple[str, str]]]) -> None:
+             limit: int | None, json_out: bool, columns: Callable[[dict], list[tuple[str, str, str]]]) -> None:
     from horma.bench.plots import write_plots
     from horma.bench.runner import RunError, run_tasks
 

@@ -47,8 +47,10 @@ def client_config(workspace: Path | None, root: Path | None, fixed: str | None, 
     if (workspace is None) == (root is None):
         raise BadArgument("name one workspace folder, or serve a folder of workspaces with --root DIR")
     args = ["-m", "horma", "mcp"]
-    args += [str(workspace.expanduser().resolve())] if workspace is not None else \
-        ["--root", str(root.expanduser().resolve())] + (["--workspace", fixed] if fixed else [])
+    if workspace is not None:
+        args += [str(workspace.expanduser().resolve())]
+    elif root is not None:  # always, given the check above
+        args += ["--root", str(root.expanduser().resolve())] + (["--workspace", fixed] if fixed else [])
     if backend:
         args += ["--backend", backend]
     return {"mcpServers": {"horma": {"command": sys.executable, "args": args}}}

@@ -70,8 +70,9 @@ def load(name: str) -> tuple[Any, Any]:
     if gguf:
         # the tensors are dequantized float32 by now: drop the loader's marks, or training refuses a
         # "quantized" model and a saved checkpoint would claim to be GGUF
-        model.hf_quantizer = None
-        model.is_quantized = False
+        # torch types a Module's unknown attributes as Tensor | Module; these two are transformers' plain ones
+        model.hf_quantizer = None  # type: ignore[assignment]
+        model.is_quantized = False  # type: ignore[assignment]
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
     if tokenizer.pad_token is None:

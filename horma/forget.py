@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from horma.core.notes import citations
 from horma.file_writes import atomic_write
 from horma.forget_selection import Selection
-from horma.history import HISTORY_DIR, NotesHistory, Snapshot, write_snapshot
+from horma.history import HISTORY_DIR, NotesHistory
+from horma.history_files import Snapshot, write_snapshot
 from horma.leftovers import clean_leftovers
 from horma.note import parse_note
 from horma.workspace import (

@@ -31,25 +31,23 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
-from pathlib import Path
 
 from dulwich.errors import NotGitRepository
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Blob, Commit, ShaFile, Tree
 from dulwich.repo import Repo
 
+from horma.history_files import Snapshot, sync_notes_index, walk_notes, write_snapshot
 from horma.history_packs import HISTORY_DIR, clear_stale_locks, compact, drop_leftovers, store_objects
-from horma.workspace import INDEX_FILE, NOTES_DIR, FileSig, FileWriter, Workspace, WorkspaceError
+from horma.workspace import FileSig, Workspace, WorkspaceError
 
 REV_LEN = 12  # hex digits of a revision as `horma log` prints it
 AUTHOR = b"horma <horma@localhost>"
 BRANCH = b"refs/heads/main"
 _FILE_MODE = stat.S_IFREG | 0o644
 _DIR_MODE = stat.S_IFDIR
-
-Snapshot = dict[str, bytes]  # workspace-relative path -> content, for notes/ and INDEX.md
-
 
 class HistoryError(WorkspaceError):
     """A bad revision or an unreadable history, worded for the user."""
@@ -81,39 +79,14 @@ class NotesHistory:
         self._repo: Repo | None = None
         self._blobs: dict[str, tuple[FileSig, bytes]] = {}  # path -> (signature, blob id) as last committed
         self._head: bytes | None = None  # the commit those blob ids belong to
+        self._tree: bytes | None = None  # that commit's tree
+        self._trees: dict[TreeKey, bytes] = {}  # that tree and its folders' trees, by their entries
         self._known: set[bytes] = set()  # object ids known to be in the store
 
     # -- reading the working files ------------------------------------------------
     def snapshot(self) -> Snapshot:
         """``notes/`` and ``INDEX.md`` as they are on disk: regular files only, links never followed."""
-        return {rel: data for rel, _sig, data in self._walk(lambda rel, sig: True)}
-
-    def _walk(self, wanted: Callable[[str, FileSig], bool]) -> Iterator[tuple[str, FileSig, bytes | None]]:
-        """``(path, signature, content or None when not wanted)`` of every tracked file."""
-        root = self.workspace.root
-        candidates = [INDEX_FILE]
-        notes = root / NOTES_DIR
-        for folder, dirs, names in os.walk(notes):  # os.walk lists a linked folder but never enters it
-            dirs.sort()
-            base = Path(folder).relative_to(root).as_posix()
-            candidates.extend(f"{base}/{n}" for n in sorted(names))
-        for rel in candidates:
-            try:
-                st = os.lstat(root / rel)
-            except FileNotFoundError:
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                continue  # a link or anything else an agent left: not a note
-            sig = (st.st_mtime_ns, st.st_size, st.st_ino)
-            if not wanted(rel, sig):
-                yield rel, sig, None
-                continue
-            try:
-                fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            except FileNotFoundError:
-                continue
-            with os.fdopen(fd, "rb") as fh:
-                yield rel, sig, fh.read()
+        return {rel: data for rel, _sig, data in walk_notes(str(self.workspace.root), lambda rel, sig: True)}
 
     # -- the repository -------------------------------------------------------------
     @property
@@ -140,7 +113,7 @@ class NotesHistory:
             self._repo.close()
             self._repo = None
 
-    def __enter__(self) -> "NotesHistory":
+    def __enter__(self) -> NotesHistory:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -160,8 +133,9 @@ class NotesHistory:
         """Commit ``notes/`` and ``INDEX.md`` as they are; the new revision, or None when nothing changed.
 
         Only files whose signature changed since the last commit through this
-        object are read again, so a commit after each recorded session costs a
-        stat per note plus the notes that changed. Callers hold the writer lock,
+        object are read again, and only the new objects are written (one small
+        pack, :func:`horma.history_packs.store_objects`), so a commit after each
+        recorded session costs a stat per note plus the notes that changed. Callers hold the writer lock,
         so a ref lock found now is a dead writer's and is cleared. The repository
         is closed after: an idle workspace holds no pack open.
         """
@@ -176,11 +150,13 @@ class NotesHistory:
         head = self.head()
         if head != self._head:
             self._blobs.clear()  # another writer committed or rewrote the history: trust nothing cached
-        store = repo.object_store
-        new: dict[bytes, object] = {}  # objects this commit adds, written as one pack
+            self._trees = {}
+            self._tree = repo[head].tree if head is not None else None
+        new: dict[bytes, ShaFile] = {}  # objects this commit adds, written as one pack
         files: dict[str, bytes] = {}
         cached: dict[str, tuple[FileSig, bytes]] = {}
-        for rel, sig, data in self._walk(lambda rel, sig: self._blobs.get(rel, (None,))[0] != sig):
+        root = str(self.workspace.root)
+        for rel, sig, data in walk_notes(root, lambda rel, sig: self._blobs.get(rel, (None,))[0] != sig):
             if data is None:
                 files[rel] = self._blobs[rel][1]
             else:
@@ -188,22 +164,23 @@ class NotesHistory:
                 new[blob.id] = blob
                 files[rel] = blob.id
             cached[rel] = (sig, files[rel])
-        tree = _build_tree(files, new)
-        if head is not None and repo[head].tree == tree:
-            self._blobs, self._head = cached, head
+        built: dict[TreeKey, bytes] = {}
+        tree = _build_tree(files, new, self._trees, built)
+        if head is not None and self._tree == tree:
+            self._blobs, self._head, self._trees = cached, head, built
             return None
         commit = _make_commit(tree, [head] if head else [], message)
         new[commit.id] = commit
-        store_objects(store, new, self._known)
+        store_objects(self.path, new, self._known)
         repo.refs.set_if_equals(b"HEAD", head, commit.id)
-        self._blobs, self._head = cached, commit.id
+        self._blobs, self._head, self._tree, self._trees = cached, commit.id, tree, built
         return _short(commit.id)
 
     def compact(self) -> int:
         """One delta-compressed pack for the whole history (regenerated notes differ by a few lines);
         how many packs it replaced. Takes the writer lock itself, only to swap packs: run it outside a request."""
         self.close()
-        return compact(self.path, self.workspace.writer)
+        return compact(self.path, self.workspace.writer, everything=True)
 
     # -- reading ----------------------------------------------------------------------
     def log(self, limit: int | None = None) -> list[Revision]:
@@ -308,7 +285,7 @@ class NotesHistory:
             known: set[bytes] = set()
             for cid in commits:
                 c = repo[cid]
-                new: dict[bytes, object] = {}
+                new: dict[bytes, ShaFile] = {}
                 ids = {}
                 for rel, data in transform(self.files_at(cid)).items():
                     blob = Blob.from_string(data)
@@ -317,13 +294,13 @@ class NotesHistory:
                 commit = _make_commit(_build_tree(ids, new), [parent] if parent else [],
                                       c.message.decode("utf-8", "replace"), when=c.commit_time)
                 new[commit.id] = commit
-                store_objects(fresh.object_store, new, known)
+                store_objects(fresh_path, new, known)
                 parent = commit.id
             if parent is not None:
                 fresh.refs.set_if_equals(b"HEAD", None, parent)
-            fresh.object_store.repack()  # one pack, not one per revision
         finally:
             fresh.close()
+        compact(fresh_path, nullcontext, everything=True)  # one pack, not one per revision
         self.close()
         old = self.workspace.meta / f"{HISTORY_DIR}.old-{os.getpid()}"
         os.rename(self.path, old)
@@ -331,7 +308,8 @@ class NotesHistory:
         shutil.rmtree(old)
         self._blobs.clear()
         self._known.clear()
-        self._head = None
+        self._head = self._tree = None
+        self._trees = {}
         return len(commits)
 
     def _ancestry_first_parent(self) -> list[bytes]:
@@ -370,8 +348,18 @@ def _make_commit(tree: bytes, parents: list[bytes], message: str, when: int | No
     return c
 
 
-def _build_tree(files: dict[str, bytes], new: dict[bytes, object]) -> bytes:
-    """The root tree of ``{path: blob id}``; every tree object goes into ``new``."""
+TreeKey = tuple[tuple[bytes, int, bytes], ...]  # a tree's entries (name, mode, id), sorted by name
+
+
+def _build_tree(files: dict[str, bytes], new: dict[bytes, ShaFile], stored: dict[TreeKey, bytes] | None = None,
+                built: dict[TreeKey, bytes] | None = None) -> bytes:
+    """The root tree of ``{path: blob id}``; every tree object made goes into ``new``.
+
+    ``stored`` maps the entries of trees already in the store to their ids: a
+    folder whose entries did not change is not made again (serializing and
+    hashing every folder of a large workspace was the part of a commit that
+    grew with the notes). ``built`` receives the entries and id of every tree of this root.
+    """
     root: dict = {}
     for rel, blob in files.items():
         node = root
@@ -381,46 +369,22 @@ def _build_tree(files: dict[str, bytes], new: dict[bytes, object]) -> bytes:
         node[name] = blob
 
     def build(node: dict) -> bytes:
-        tree = Tree()
-        for name, value in node.items():
-            if isinstance(value, dict):
-                tree.add(name.encode("utf-8", "surrogateescape"), _DIR_MODE, build(value))
-            else:
-                tree.add(name.encode("utf-8", "surrogateescape"), _FILE_MODE, value)
-        new[tree.id] = tree
-        return tree.id
+        key = tuple(sorted((name.encode("utf-8", "surrogateescape"), _DIR_MODE, build(value))
+                           if isinstance(value, dict) else
+                           (name.encode("utf-8", "surrogateescape"), _FILE_MODE, value)
+                           for name, value in node.items()))
+        tree_id = stored.get(key) if stored is not None else None
+        if tree_id is None:
+            tree = Tree()
+            for name, mode, sha in key:
+                tree.add(name, mode, sha)
+            new[tree.id] = tree
+            tree_id = tree.id
+        if built is not None:
+            built[key] = tree_id
+        return tree_id
 
     return build(root)
 
 
-def write_snapshot(workspace: Workspace, files: Snapshot, current: Snapshot) -> None:
-    """Make ``notes/`` and ``INDEX.md`` hold exactly ``files``: changed ones written atomically, others deleted.
-
-    Writes go through :class:`FileWriter` (never through a link); a deletion
-    unlinks a regular file only. Emptied note folders are removed.
-    """
-    root = workspace.root
-    with FileWriter(root) as out:
-        for rel, data in files.items():
-            if current.get(rel) != data:
-                out.write(rel, data.decode("utf-8", "surrogateescape"))
-    for rel in current:
-        if rel not in files:
-            path = root / rel
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                path.unlink()
-    for folder, dirs, names in os.walk(root / NOTES_DIR, topdown=False):
-        if folder != str(root / NOTES_DIR) and not os.listdir(folder):
-            os.rmdir(folder)
-
-
-def sync_notes_index(workspace: Workspace) -> dict:
-    """Bring the search index's note tables in line with the notes on disk (caller holds the lock)."""
-    from horma.index import open_index
-
-    with open_index(workspace) as idx:
-        return idx.sync(str(workspace.root))
-
-
-__all__ = ["HISTORY_DIR", "HistoryError", "NotesHistory", "Revision", "Snapshot", "sync_notes_index",
-           "write_snapshot"]
+__all__ = ["HISTORY_DIR", "HistoryError", "NotesHistory", "Revision"]

@@ -1,45 +1,70 @@
 """How the notes history's object store stays small, fast and writable: packs, locks, leftovers.
 
 A commit writes its new objects as one pack (a loose file per object costs far
-more). Packs then pile up, so:
+more), straight into the pack folder: dulwich's ``add_objects`` reads the index
+of every pack already there to name the new one, a cost that grew with the
+history on every record. Packs then pile up, so :func:`compact` merges them,
+geometrically: the small packs written since the last merge, or all of them
+once those hold as many objects as the rest, so an object is rewritten about
+log(n) times over the history's life, not once per merge.
 
-- at commit time, past ``MAX_PACKS``, the smaller half of the packs is rolled
-  into one: no record pays for the whole history;
-- :func:`compact` rewrites every pack into one delta-compressed pack (a regenerated
-  note differs from its previous version by a few lines): the slow part, the
-  deltas, is computed without the writer lock; only the swap holds it. A
-  server runs it in the background, never inside a request.
+A merged pack stores each note as deltas between its own versions: every path
+is followed through the commits, the newest version stays whole and each older
+one is a delta from the next (git's shape: the version read most is read
+fastest), at most ``MAX_DEPTH`` deltas deep. One delta per object against the
+right base is cheap; dulwich's own window search (ten candidates, grouped by
+file name only, so the month pages of every person were compared with each
+other) took over a minute for a 400-record history and held a server core.
+
+A server runs :func:`compact` in a child process, outside the request path;
+a writer with no server rolls the packs up itself past ``MAX_PACKS``.
 
 A writer killed mid-commit leaves dulwich's ``*.lock`` files behind, and every
 later ref update would fail with ``FileLocked``. Horma writers hold the
 workspace's writer lock (an flock, released by the kernel when its holder
 dies), so a ref lock found while holding it is a dead writer's:
-:func:`clear_stale_locks` removes it.
+:func:`clear_stale_locks` removes it, with the temp files of a pack it was writing.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
+import uuid
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
-from dulwich.objects import Tree
-from dulwich.pack import pack_objects_to_data
+from dulwich.objects import Commit, ShaFile, Tree
+from dulwich.pack import UnpackedObject, create_delta, full_unpacked_object, write_pack_index, write_pack_objects
 from dulwich.repo import Repo
 
+try:  # dulwich 1.x names the hash function of every pack it writes; 0.2x knows only SHA-1
+    from dulwich.object_format import DEFAULT_OBJECT_FORMAT
+
+    _FORMAT: dict[str, Any] = {"object_format": DEFAULT_OBJECT_FORMAT}
+except ImportError:  # pragma: no cover - depends on the installed dulwich
+    _FORMAT = {}
+
 MAX_PACKS = 32
+MAX_DEPTH = 50  # deltas in a chain, as git's default: reading an old version applies at most this many
 HISTORY_DIR = "history"  # under .horma/
+_TMP = "tmp-horma-"  # a pack being written, in objects/pack/
 
 
 def clear_stale_locks(history: Path) -> list[str]:
-    """Remove ref lock files of a dead writer; the caller holds the workspace's writer lock."""
+    """Remove ref lock files and half-written packs of a dead writer; the caller holds the workspace's writer lock."""
     removed = []
     candidates = [history / "HEAD.lock", history / "packed-refs.lock"]
     refs = history / "refs"
     if refs.is_dir():
         candidates.extend(refs.rglob("*.lock"))
+    packs = history / "objects" / "pack"
+    candidates.extend(packs.glob(f"{_TMP}*"))
+    # a .pack with no .idx: its writer died between the two renames (no reader lists it; it may hold note text)
+    candidates.extend(p for p in packs.glob("*.pack") if not p.with_suffix(".idx").exists())
     for lock in candidates:
         if lock.is_file() and not lock.is_symlink():
             lock.unlink()
@@ -47,70 +72,149 @@ def clear_stale_locks(history: Path) -> list[str]:
     return removed
 
 
-def store_objects(store, objects: dict[bytes, object], known: set[bytes]) -> None:
-    """Write the objects the store lacks as one pack, then roll up small packs if there are too many.
-
-    ``known`` holds ids already stored (it grows with ``objects``).
-    """
-    missing = [(o, None) for oid, o in objects.items() if oid not in known]  # a duplicate costs bytes only
+def store_objects(history: Path, objects: dict[bytes, ShaFile], known: set[bytes]) -> None:
+    """Write the objects not in ``known`` (ids already stored; it grows with ``objects``) as one pack, then merge
+    packs if there are more than ``MAX_PACKS``. Costs what is written, not what the history holds."""
+    missing = [o for oid, o in objects.items() if oid not in known]  # a duplicate costs bytes only
     if missing:
-        store.add_objects(missing)
+        write_pack(history, missing)
     known.update(objects)
-    if len(store.packs) > MAX_PACKS:
-        roll_up(store)
+    if len(pack_objects(history)) > MAX_PACKS:
+        compact(history, nullcontext)  # the caller holds the writer lock already
 
 
-def roll_up(store) -> int:
-    """Merge the smaller half of the packs into one; how many were merged. No deltas: this runs inside a record.
+def write_pack(history: Path, objects: list[ShaFile]) -> None:
+    """``objects`` as one pack, whole: the .pack, then its .idx (dulwich and git read a pack only with its index),
+    each written under a temp name and renamed into place."""
+    folder = history / "objects" / "pack"
+    tmp = folder / f"{_TMP}{uuid.uuid4().hex}"
+    with open(f"{tmp}.pack", "wb") as fh:
+        entries, checksum = write_pack_objects(fh, [(o, None) for o in objects], **_FORMAT)
+    with open(f"{tmp}.idx", "wb") as fh:
+        write_pack_index(fh, sorted((sha, off, crc) for sha, (off, crc) in entries.items()), checksum)
+    name = folder / f"pack-{checksum.hex()}"
+    for ext in (".pack", ".idx"):
+        os.chmod(f"{tmp}{ext}", 0o444)
+        os.replace(f"{tmp}{ext}", f"{name}{ext}")
 
-    The biggest packs are never touched, so a roll-up costs the recent commits'
-    size, not the history's: an object is copied about log(n)/log(MAX_PACKS/2)
-    times over the history's life.
-    """
-    chosen = sorted(store.packs, key=len)[: len(store.packs) // 2]
-    if len(chosen) < 2:
-        return 0
-    objects = {obj.id: obj for pack in chosen for obj in pack.iterobjects()}
-    _swap(store, chosen, store.add_objects([(o, None) for o in objects.values()]))
-    return len(chosen)
 
+def compact(history: Path, writer: Callable[[], AbstractContextManager[object]], everything: bool = False) -> int:
+    """Merge packs into one delta-compressed pack; how many it replaced (0 when there was nothing to merge).
 
-def compact(history: Path, writer: Callable[[], AbstractContextManager[object]]) -> int:
-    """Rewrite every pack of the history into one delta-compressed pack; how many packs it replaced.
-
-    Deltas are computed from the packs as they were when it started, without
-    the writer lock; ``writer()`` is held only to write the result and delete
-    the packs it replaces (a commit in between adds a pack, which stays).
+    Which packs: see :func:`merge_count` (``everything``: all of them). Deltas
+    are computed from the packs as they were when it started, without the
+    writer lock; ``writer()`` is held only to write the result and delete the
+    packs it replaces (a commit in between adds a pack, which stays).
     """
     if not (history / "HEAD").is_file():
         return 0
     repo = Repo(str(history), bare=True)
     try:
         store = repo.object_store
-        packs = list(store.packs)
-        if len(packs) < 2:
+        packs = sorted(store.packs, key=len)
+        chosen = packs if everything else packs[:merge_count([len(p) for p in packs])]
+        if len(chosen) < 2:
             return 0
-        objects = {obj.id: obj for pack in packs for obj in pack.iterobjects()}
-        names = _names(objects.values())
-        count, records = pack_objects_to_data([(o, (o.type_num, names.get(oid, b""))) for oid, o in objects.items()],
-                                              deltify=True)
-        records = list(records)  # the slow part, done here, outside the lock
+        objects: dict[bytes, ShaFile] = {obj.id: obj for pack in chosen for obj in pack.iterobjects()}
+        records = delta_records(objects)  # the slow part, done here, outside the lock
         with writer():
-            new = store.add_pack_data(count, iter(records))
-            _swap(store, packs, new)
-        return len(packs)
+            new = store.add_pack_data(len(records), iter(records))
+            _swap(store, chosen, new)
+        return len(chosen)
     finally:
         repo.close()
 
 
-def _names(objects) -> dict[bytes, bytes]:
-    """A file name for every blob a tree in ``objects`` names: versions of one note sort together for deltas."""
-    out: dict[bytes, bytes] = {}
-    for obj in objects:
-        if isinstance(obj, Tree):
-            for entry in obj.iteritems():
-                out.setdefault(entry.sha, entry.path)
+def merge_count(sizes: list[int]) -> int:
+    """How many of the smallest packs (``sizes``: their objects, ascending) a merge takes: up to the last one
+    that holds at most twice as many objects as all the smaller ones together. What stays is a geometric
+    series of packs, each rewritten only when the packs written after it add up to half its size."""
+    total = count = 0
+    for i, size in enumerate(sizes):
+        if i and size <= 2 * total:
+            count = i + 1
+        total += size
+    return count
+
+
+def delta_records(objects: dict[bytes, ShaFile]) -> list[UnpackedObject]:
+    """Every object as a pack record: each version of a path a delta from the next version, the newest a delta
+    from the newest of the path before it in the same folder (or whole).
+
+    The paths come from the commits among ``objects``, followed from the
+    newest back (the history is linear; a merge of the small packs need not
+    hold the newest commit of all). Records are ordered so that a base precedes its
+    deltas (offset deltas, which every git reads). An object no commit
+    among them names (a commit's parent tree kept in an older pack) stays whole.
+    """
+    versions = _versions(objects)
+    base: dict[bytes, bytes | None] = {}
+    depth: dict[bytes, int] = {}
+    sibling: dict[tuple[bytes, int], bytes] = {}  # (folder, type) -> the newest version of the last path in it
+    for path in sorted(versions):
+        shas = versions[path]
+        key = (path.rpartition(b"/")[0], objects[shas[-1]].type_num)
+        newer: bytes | None = sibling.get(key)  # a new note is much like its neighbour (two session notes)
+        sibling[key] = shas[-1]
+        for sha in reversed(shas):  # newest first
+            if sha not in base:
+                if newer is not None and depth[newer] < MAX_DEPTH:
+                    base[sha], depth[sha] = newer, depth[newer] + 1
+                else:
+                    base[sha], depth[sha] = None, 0
+            newer = sha
+    out = []
+    for oid in sorted(objects, key=lambda o: depth.get(o, 0)):
+        obj = objects[oid]
+        ref = base.get(oid)
+        if ref is not None:
+            raw = obj.as_raw_string()
+            delta = b"".join(create_delta(objects[ref].as_raw_string(), raw))
+            if len(delta) < len(raw):
+                out.append(UnpackedObject(obj.type_num, delta_base=bytes.fromhex(ref.decode()),
+                                          decomp_chunks=[delta], decomp_len=len(delta),
+                                          sha=obj.sha().digest()))
+                continue
+        out.append(full_unpacked_object(obj))
     return out
+
+
+def _versions(objects: dict[bytes, ShaFile]) -> dict[bytes, list[bytes]]:
+    """Path (``b""`` for the root tree) -> the ids it held among ``objects``, oldest first."""
+    among = {oid: obj for oid, obj in objects.items() if isinstance(obj, Commit)}
+    parents = {c.parents[0] for c in among.values() if c.parents}
+    commits: list[Commit] = []  # oldest first
+    for tip in [oid for oid in among if oid not in parents]:
+        chain: list[Commit] = []
+        oid: bytes | None = tip
+        while oid is not None and oid in among:
+            chain.append(among[oid])
+            oid = among[oid].parents[0] if among[oid].parents else None
+        commits.extend(reversed(chain))
+    versions: dict[bytes, list[bytes]] = {}
+    seen: set[tuple[bytes, bytes]] = set()
+
+    def note(path: bytes, sha: bytes) -> None:
+        held = versions.setdefault(path, [])
+        if not held or held[-1] != sha:
+            held.append(sha)
+
+    def walk(path: bytes, tree_id: bytes) -> None:
+        tree = objects.get(tree_id)
+        if (path, tree_id) in seen or not isinstance(tree, Tree):
+            return  # walked already, or kept in an older pack (and so is all it holds)
+        seen.add((path, tree_id))
+        note(path, tree_id)
+        for entry in tree.iteritems():
+            sub = path + b"/" + entry.path
+            if stat.S_ISDIR(entry.mode):
+                walk(sub, entry.sha)
+            elif entry.sha in objects:
+                note(sub, entry.sha)
+
+    for commit in commits:
+        walk(b"", commit.tree)
+    return versions
 
 
 def _swap(store, old: list, new) -> None:
@@ -143,11 +247,10 @@ def pack_objects(history: Path) -> list[int]:
 
 
 def needs_compaction(history: Path, min_packs: int) -> bool:
-    """Whether a full compaction is due: ``min_packs`` packs or more, and the packs written since the biggest
-    hold as many objects as it does. The history doubles between compactions, so their total cost stays
-    linear in its size (compacting at every few packs made it quadratic and starved the server)."""
+    """Whether a merge is due: ``min_packs`` packs or more (read from the .idx headers), and a merge would take
+    two or more of them (:func:`merge_count`)."""
     counts = sorted(pack_objects(history))
-    return len(counts) >= min_packs and sum(counts[:-1]) >= counts[-1]
+    return len(counts) >= min_packs and merge_count(counts) >= 2
 
 
 def open_fds(pid: int | None = None) -> int:
@@ -156,8 +259,8 @@ def open_fds(pid: int | None = None) -> int:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m horma.history_packs WORKSPACE``: compact its history in a process of its own (a server's
-    upkeep runs it so: the deltas are pure-Python work that would hold the server's GIL for seconds)."""
+    """``python -m horma.history_packs WORKSPACE``: merge its history's packs in a process of its own (a server's
+    upkeep runs it so: reading and rewriting packs is Python work that would hold the server's GIL)."""
     from horma.workspace import Workspace
 
     ws = Workspace.open(argv[0])

@@ -34,23 +34,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
 from horma.core.text import TOKEN_PATTERN
 from horma.errors import HormaError
-from horma.llm import LLMError
 from horma.prompts import render_prompt
+from horma.skill_proposals import ProposalError, Review, parse_proposals, review_proposals
+from horma.skill_rounds import save_round
 from horma.skills import (
     HEURISTIC_OPTIONS,
-    KIND_PREFIX,
     Skill,
     domain_file,
-    find_duplicate,
     load_library,
-    next_id,
     read_skill_file,
     rounds,
-    save_round,
 )
 from horma.workspace import atomic_write
 
@@ -235,88 +230,6 @@ def augment_prompt(round_: int, feedback: Sequence[dict[str, str]], skills: Sequ
                          options=options, max_new=max_new)
 
 
-# -- proposals -----------------------------------------------------------------
-class ProposalError(LLMError, ValueError):
-    """The augmentation reply is not the JSON asked for (the model's doing, hence a provider error)."""
-
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
-
-
-def parse_proposals(text: str) -> list[Any]:
-    """The list of proposed skills in a reply: ``{"skills": [...]}`` or a bare list, fences allowed."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if starts:
-        s = min(starts)
-        e = max(text.rfind("}"), text.rfind("]"))
-        if e > s:
-            candidates.append(text[s : e + 1])
-    error = "no JSON found"
-    for c in candidates:
-        try:
-            data = json.loads(c.strip())
-        except json.JSONDecodeError as exc:
-            error = f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-            continue
-        if isinstance(data, dict) and isinstance(data.get("skills"), list):
-            return data["skills"]
-        if isinstance(data, list):
-            return data
-        error = 'JSON is not {"skills": [...]}'
-    raise ProposalError(error)
-
-
-@dataclass
-class Review:
-    """What became of a round's proposals."""
-
-    accepted: list[Skill] = field(default_factory=list)
-    duplicates: list[dict[str, str]] = field(default_factory=list)
-    invalid: list[dict[str, str]] = field(default_factory=list)
-
-
-def review_proposals(proposals: Sequence[Any], library: Sequence[Skill], round_: int,
-                     task_ids: dict[str, list[str]]) -> Review:
-    """Validate, de-duplicate and number proposed skills.
-
-    ``task_ids`` maps a kind to the tasks behind this round's feedback of that
-    kind; a proposal's ``sources`` are kept only where they name those tasks
-    (and default to all of them), so a skill always points at real evidence.
-    """
-    review = Review()
-    for i, p in enumerate(proposals, 1):
-        if not isinstance(p, dict):
-            review.invalid.append({"proposal": str(i), "reason": f"not an object: {p!r}"[:200]})
-            continue
-        kind = p.get("kind")
-        if kind not in KIND_PREFIX:
-            review.invalid.append({"proposal": str(i), "reason": f"kind must be exogenous or endogenous, got {kind!r}"})
-            continue
-        title, principle = str(p.get("title", "")), str(p.get("principle", ""))
-        dup = find_duplicate(title, principle, [*library, *review.accepted])
-        if dup is not None:
-            review.duplicates.append({"title": title, "duplicate_of": dup.id})
-            continue
-        allowed = task_ids.get(kind, [])
-        raw_sources = p.get("sources") if isinstance(p.get("sources"), list) else []
-        sources = [str(s) for s in raw_sources if str(s) in allowed] or list(allowed)
-        entry = {k: v for k, v in p.items() if k in {"title", "principle", "when", "example", "heuristic"}}
-        try:
-            skill = Skill.model_validate({
-                **entry, "id": next_id(kind, [*library, *review.accepted]), "kind": kind,
-                "round": round_, "sources": sources,
-            })
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field_ = ".".join(str(x) for x in err["loc"]) or "entry"
-            review.invalid.append({"proposal": str(i), "title": title,
-                                   "reason": f"{field_}: {err['msg'].removeprefix('Value error, ')}"})
-            continue
-        review.accepted.append(skill)
-    return review
-
-
 # -- the loop ------------------------------------------------------------------
 def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
@@ -355,6 +268,8 @@ def refine(arena: Arena, llm: ChatModel, out: Path, config: RefineConfig,
             rr = _round(arena, llm, log, system, tasks, r, out / f"round_{r}", config, h_cache, progress)
             report.rounds.append(rr)
             atomic_write(out / "report.json", json.dumps(report.as_dict(), indent=1))
+        from horma.refine_plot import plot_growth  # matplotlib: loaded only when a plot is drawn
+
         report.plot = str(plot_growth(report, out / "skill_growth.png"))
         atomic_write(out / "report.json", json.dumps(report.as_dict(), indent=1))
         log.event("end", plot=report.plot)
@@ -456,97 +371,3 @@ def _propose(llm: ChatModel, log: RunLog, system: str, r: int, feedback: list[di
                                                     'Reply again with the JSON object {"skills": [...]} only.'}]
     log.event("augment_skipped", round=r, reason="no valid JSON after one retry")
     return []
-
-
-# -- plot ----------------------------------------------------------------------
-def plot_growth(report: RefineReport, path: Path) -> Path:
-    """Skills vs round and score vs round (the paper's Fig. 3e), as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    xs = [report.start_round - 1] + [r.round for r in report.rounds]
-    sizes = [report.start_size] + [r.library_size for r in report.rounds]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4))
-    a.plot(xs, sizes, marker="o", color="tab:purple")
-    a.set(title=f"{report.domain}: skill library", xlabel="round", ylabel="domain skills")
-    rx = [r.round for r in report.rounds]
-    b.plot(rx, [r.score_h for r in report.rounds], marker="s", label="H (raw history)")
-    b.plot(rx, [r.score_hp for r in report.rounds], marker="o", label="H' (managed memory)")
-    b.set(title="score per round", xlabel="round", ylabel="mean score")
-    b.legend(fontsize=8)
-    a.set_ylim(0, max(sizes) + 1)
-    a.yaxis.get_major_locator().set_params(integer=True)
-    b.set_ylim(0, 1.05)
-    for ax in (a, b):
-        ax.set_xticks(xs if ax is a else rx)
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-# -- conversational QA benchmarks (LoCoMo, LongMemEval) -------------------------
-class QAArena:
-    """The eval harness's QA tasks as a refinement arena.
-
-    ``H`` is the harness's ``full`` method (every unit, no limit) and ``H'`` its
-    ``horma`` method under ``budget``; both answer with the same primary model
-    through :func:`horma.bench.qa.answer_question`, so a round measures exactly
-    what ``horma eval`` would. A question succeeds when the judge (if given)
-    says correct, else when its LoCoMo-style F1 reaches ``success_f1``.
-    The memory is rebuilt from scratch for every ``H'`` run: the skills changed.
-    """
-
-    def __init__(self, domain: str, qa_tasks: Sequence[Any], answerer: Any, *, judge: Any = None,
-                 budget: int | None = 10_000, success_f1: float = 0.5, options: Any = None,
-                 limit: int | None = None):
-        from horma.bench.methods import MethodOptions
-        from horma.config import load_config
-
-        self.domain = domain
-        self.answerer, self.judge = answerer, judge
-        self.budget, self.success_f1 = budget, success_f1
-        self.options = options or MethodOptions(load_config(overrides={"policies.domain": domain}))
-        self.qa_tasks = list(qa_tasks)
-        items = [(t, q) for t in self.qa_tasks for q in t.items]
-        self._items = items[:limit] if limit is not None else items
-
-    def tasks(self) -> list[Task]:
-        return [
-            Task(id=q.id, question=q.question, category=q.category,
-                 reference=q.reference if q.reference is not None
-                 else "(not in the history: the right answer says it is not mentioned)",
-                 evidence="\n".join(f"{e}: {text}" for e, text in zip(q.evidence, q.evidence_texts)))
-            for _, q in self._items
-        ]
-
-    def run(self, condition: str, tasks: Sequence[Task], workdir: Path,
-            advance: Callable[[], None]) -> dict[str, Outcome]:
-        from horma.bench.methods import make_method
-        from horma.bench.qa import answer_question
-
-        method = {H: "full", H_PRIME: "horma"}[condition]
-        budget = None if condition == H else self.budget
-        wanted = {t.id for t in tasks}
-        out: dict[str, Outcome] = {}
-        for qa_task in self.qa_tasks:
-            items = [q for q in qa_task.items if q.id in wanted]
-            if not items:
-                continue
-            wd = workdir / re.sub(r"[^\w.\-]+", "_", qa_task.id)
-            wd.mkdir(parents=True, exist_ok=True)
-            with make_method(method, wd, self.options) as m:
-                for seg in qa_task.segments:
-                    m.record(seg.units, seg.slug, seg.time)
-                for q in items:
-                    got = m.recall(q.question, budget)
-                    rec = answer_question(self.answerer, self.judge, q, got.text)
-                    ok = rec["judge"] is True if "judge" in rec else rec["f1"] >= self.success_f1
-                    score = float(rec["judge"] is True) if "judge" in rec else rec["f1"]
-                    out[q.id] = Outcome(q.id, ok, score, rec["answer"], got.text, got.tokens)
-                    advance()
-        return out

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from horma.agents.heuristic_manager import ONCE_FILE
 from horma.agents.manager import Manager
+from horma.agents.notebook import ONCE_FILE
 from horma.core.layout import MANAGER_KINDS
 from horma.core.notes import note_kind
-from horma.history import NotesHistory, sync_notes_index
+from horma.history import NotesHistory
+from horma.history_files import sync_notes_index
 
 
 @dataclass

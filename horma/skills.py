@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from horma import resources
 from horma.errors import BadArgument
-from horma.workspace import atomic_write, now_iso
+from horma.workspace import atomic_write
 
 BASE = "base"
 HISTORY_DIR = "history"
@@ -50,7 +48,8 @@ HEURISTIC_OPTIONS: dict[str, tuple[type, str]] = {
     "session_notes": (bool, "one note per session/segment with its date, participants and key events"),
     "topic_notes": (bool, "group lines about the same topic or relation (family, work, hobbies) into topic notes"),
     "timeline": (bool, "a dated timeline note of events, newest segment last"),
-    "anchor_relative_dates": (bool, "rewrite relative time words (yesterday, last week) as absolute dates from the segment date"),
+    "anchor_relative_dates": (bool, "rewrite relative time words (yesterday, last week) as absolute dates from the "
+                                    "segment date"),
     "verbatim_quotes": (bool, "copy the exact text of salient turns into notes instead of key phrases only"),
     "session_gists": (bool, "session notes give each turn's first words, not only its id, line and dates"),
     "quote_mentions": (bool, "people/entity/topic pages give each mention's first words, not only a pointer"),
@@ -283,7 +282,11 @@ def heuristic_options(domain: str | None, round: int | None = None,
 
 # -- duplicates --------------------------------------------------------------
 _STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "them", "then", "this", "to", "when", "where", "which", "while", "with", "each", "every", "any", "all", "not", "no", "do", "does", "should", "must", "can", "it's"]
+    [
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "its", "of",
+        "on", "or", "that", "the", "their", "them", "then", "this", "to", "when", "where", "which", "while",
+        "with", "each", "every", "any", "all", "not", "no", "do", "does", "should", "must", "can", "it's",
+    ]
 )
 
 
@@ -354,57 +357,3 @@ def rounds(domain: str, root: str | os.PathLike[str] | None = None) -> list[int]
     if not d.is_dir():
         return []
     return sorted(int(m.group(1)) for p in d.iterdir() if (m := _ROUND_RE.match(p.name)))
-
-
-def save_round(domain: str, round: int, skills: list[Skill],
-               root: str | os.PathLike[str] | None = None) -> Path:
-    """Write the domain's library and keep it as round ``round``'s snapshot."""
-    header = f"horma skill library: domain {domain}, after refinement round {round} ({now_iso()})"
-    write_skill_file(domain_file(domain, root), skills, header)
-    snap = round_file(domain, round, root)
-    write_skill_file(snap, skills, header)
-    return snap
-
-
-@dataclass(frozen=True)
-class SkillDiff:
-    added: list[Skill]
-    removed: list[Skill]
-    changed: list[tuple[Skill, Skill]]
-
-
-def diff_rounds(domain: str, a: int, b: int, root: str | os.PathLike[str] | None = None) -> SkillDiff:
-    """What changed in a domain's library from round ``a`` to round ``b``."""
-    old = {s.id: s for s in load_library(domain, a, root) if s.kind != "base"}
-    new = {s.id: s for s in load_library(domain, b, root) if s.kind != "base"}
-    return SkillDiff(
-        added=[s for i, s in new.items() if i not in old],
-        removed=[s for i, s in old.items() if i not in new],
-        changed=[(old[i], s) for i, s in new.items() if i in old and old[i] != s],
-    )
-
-
-def rollback(domain: str, round: int, root: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Make round ``round`` the domain's current library again.
-
-    Later snapshots are moved to ``history/<domain>/rolled_back-<time>/`` rather
-    than deleted, so a rollback can itself be undone by hand, and the next
-    refinement round is numbered ``round + 1``. Returns the moved files.
-    """
-    snap = round_file(domain, round, root)
-    if not snap.is_file():
-        have = ", ".join(str(r) for r in rounds(domain, root)) or "none"
-        raise SkillError(f"domain {domain!r} has no kept round {round} (rounds: {have})")
-    skills = read_skill_file(snap)
-    later = [r for r in rounds(domain, root) if r > round]
-    moved: list[Path] = []
-    if later:
-        dest = history_dir(domain, root) / f"rolled_back-{now_iso().replace(':', '-')}"
-        dest.mkdir(parents=True, exist_ok=True)
-        for r in later:
-            target = dest / f"round_{r}.yaml"
-            shutil.move(str(round_file(domain, r, root)), target)
-            moved.append(target)
-    header = f"horma skill library: domain {domain}, rolled back to round {round} ({now_iso()})"
-    write_skill_file(domain_file(domain, root), skills, header)
-    return moved

@@ -14,8 +14,8 @@ from horma.bench.methods import (
     Retrieved,
     make_method,
     method_class,
-    note_chunks,
 )
+from horma.bench.workspace_methods import note_chunks
 from horma.config import Settings
 from horma.core.text import count_tokens
 from horma.history import NotesHistory

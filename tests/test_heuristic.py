@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from horma.agents import heuristic_manager as hm
-from horma.agents.extraction import stem, topics
-from horma.agents.heuristic_manager import anchor_dates, entities, manage
+from horma.agents import mention_notes
+from horma.agents.extraction import anchor_dates, entities, stem, topics
+from horma.agents.heuristic_manager import manage
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory
 from horma.bench.flat import FlatIndex, fill, render_turn, rrf
@@ -73,7 +73,7 @@ def ingest(root: Path, sessions: range | None = None) -> tuple[Workspace, list[d
 @pytest.fixture()
 def paged(monkeypatch) -> None:
     """Every note with more than one mention becomes a summary and monthly pages (the fixture is small)."""
-    monkeypatch.setattr(hm, "INLINE_MENTIONS", 1)
+    monkeypatch.setattr(mention_notes, "INLINE_MENTIONS", 1)
 
 
 @pytest.fixture()
@@ -194,8 +194,8 @@ def test_manager_resumes_from_notes_on_disk(tmp_path, paged):
     assert stats[0]["units"] == 3 and stats[0]["files_written"] == 13  # no keyword topic pages by default
     summary = ws.read_note("notes/entities/pixel.md")
     assert "[2023-05](pixel/2023-05.md), [2023-07](pixel/2023-07.md)" in summary.body
-    assert summary.time == "2023-05-08 .. 2023-07"
-    assert "1 mention(s)" in ws.read_note("notes/entities/pixel/2023-07.md").body
+    page = ws.read_note("notes/entities/pixel/2023-07.md").body
+    assert summary.time == "2023-05-08 .. 2023-07" and "1 mention(s)" in page
     people = ws.read_note("notes/people/bo.md").body
     assert "[2023-05]" in people and "[2023-06]" in people and "[2023-07]" in people
 
@@ -208,7 +208,7 @@ def test_a_small_note_is_one_file_across_months_until_it_grows(tmp_path, monkeyp
     assert not (ws.root / "notes/people/bo").exists()
     assert [ln[:12] for ln in bo.body.splitlines() if ln.startswith("- ")] == ["- 2023-05-08", "- 2023-06-20"]
     assert [s["units"] for s in bo.sources] == [["D1:2", "D1:4"], ["D2:1", "D2:3", "D2:5"]]
-    monkeypatch.setattr(hm, "INLINE_MENTIONS", 5)  # Bo's sixth turn comes next: the note is paged
+    monkeypatch.setattr(mention_notes, "INLINE_MENTIONS", 5)  # Bo's sixth turn comes next: the note is paged
     ws, _ = ingest(tmp_path / "ws", range(2, 3))
     pages = {p.name: ws.read_note(ws.rel(p)) for p in (ws.root / "notes/people/bo").iterdir()}
     assert sorted(pages) == ["2023-05.md", "2023-06.md", "2023-07.md"]
@@ -253,9 +253,9 @@ def test_manager_options_from_skills(tmp_path):
 
 def test_long_timelines_are_paged_by_year(tmp_path, monkeypatch):
     """Past TIMELINE_INLINE segments a segment rewrites one year's page, not the whole history."""
-    import horma.agents.heuristic_manager as hm
+    import horma.agents.timeline_note as timeline_note
 
-    monkeypatch.setattr(hm, "TIMELINE_INLINE", 2)
+    monkeypatch.setattr(timeline_note, "TIMELINE_INLINE", 2)
     ws, _ = ingest(tmp_path / "ws")
     summary = ws.read_note("notes/timeline.md")
     assert "- [2023](timeline/2023.md): 3 segment(s)" in summary.body and summary.links == ["notes/timeline/2023.md"]

@@ -8,12 +8,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from test_memory import SESSION_1, SESSION_2
+
 import horma
 from horma.history import NotesHistory
-from horma.history_packs import MAX_PACKS, open_fds
+from horma.history_packs import MAX_PACKS, compact, delta_records, merge_count, open_fds, pack_objects
 from horma.workspace import Unit
-
-from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
 
 
 def session(n: int) -> list[Unit]:
@@ -47,9 +47,14 @@ def test_a_dead_writers_ref_lock_is_cleared_and_the_next_record_is_a_revision(tm
         # what a writer killed between dulwich's lock and its rename leaves: the lock file, holding a commit id
         lock = history.path / "refs" / "heads" / "main.lock"
         lock.write_bytes(head + b"\n")
+        # and what one killed while writing its pack leaves: a temp file, or a pack renamed without its index
+        pack_dir = history.path / "objects" / "pack"
+        half = [pack_dir / "tmp-horma-dead.idx", pack_dir / ("pack-" + "0" * 40 + ".pack")]
+        for f in half:
+            f.write_bytes(b"PACK half written")
         result = mem.record(SESSION_2, slug="trip")
     assert result.archived == 3
-    assert not lock.exists()
+    assert not lock.exists() and not any(f.exists() for f in half)
     log = NotesHistory(mem.workspace).log()
     assert [r.message for r in log] == ["heuristic manager: organized 2024-02-02T18-30__trip",
                                         "heuristic manager: organized 2024-01-10T09-00__boat"]
@@ -104,3 +109,46 @@ def test_packs_stay_bounded_no_pack_stays_open_and_compaction_keeps_every_revisi
         mem.record(session(99), slug="after")  # a commit after compaction adds a pack beside it
         assert len(list((history.path / "objects" / "pack").glob("*.pack"))) == 2
     assert open_fds() <= before + 2
+
+
+def test_a_merge_takes_the_small_packs_and_leaves_the_big_one():
+    assert merge_count([17] * 7 + [6000]) == 7  # the packs since the last merge, not the history
+    assert merge_count([17] * 7 + [100]) == 8  # they add up to half of the big one: everything
+    assert merge_count([17, 6000]) == 0 and merge_count([5]) == 0 and merge_count([]) == 0
+
+
+def test_a_merge_of_packs_without_the_newest_commit_still_stores_each_note_as_deltas(tmp_path):
+    with horma.Memory(tmp_path / "mem") as mem:
+        for n in range(12):
+            mem.record(session(n), slug=f"s{n}")
+        history = NotesHistory(mem.workspace)
+        repo = history.repo()
+        head = repo.head()  # left out, as when the newest pack is bigger than those merged
+        objects = {o.id: o for p in repo.object_store.packs for o in p.iterobjects() if o.id != head}
+        history.close()
+    records = delta_records(objects)
+    deltas = [r for r in records if r.delta_base is not None]
+    assert len(records) == len(objects)
+    assert len(deltas) > len(records) / 3  # the versions of every page and tree, whole only at their newest
+    written = set()
+    for r in records:  # a base precedes its deltas, so each is an offset delta
+        assert r.delta_base is None or r.delta_base in written
+        written.add(r.sha())
+
+
+def test_commits_write_their_own_small_packs_and_merging_keeps_every_revision_readable_by_git(tmp_path):
+    with horma.Memory(tmp_path / "mem") as mem:
+        for n in range(12):
+            mem.record(session(n), slug=f"s{n}")
+        history = NotesHistory(mem.workspace)
+        assert len(pack_objects(history.path)) == 12  # one pack per commit, nothing merged yet
+        every = {r.id: history.files_at(r.id.encode()) for r in history.log()}
+        size = sum(p.stat().st_size for p in (history.path / "objects" / "pack").glob("*.pack"))
+        history.close()
+        assert compact(history.path, mem.workspace.writer) >= 2
+        packs = list((history.path / "objects" / "pack").glob("*.pack"))
+        assert len(packs) < 12 and sum(p.stat().st_size for p in packs) < size / 2
+        fsck(history.path)
+        history = NotesHistory(mem.workspace)
+        assert {r.id: history.files_at(r.id.encode()) for r in history.log()} == every
+        history.close()

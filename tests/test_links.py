@@ -8,7 +8,7 @@ import os
 import pytest
 
 import horma
-from horma.agents.heuristic_manager import NoteBook
+from horma.agents.notebook import NoteBook
 from horma.core import index as hi
 from horma.workspace import Unit
 from tests.wsstate import cli

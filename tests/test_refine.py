@@ -18,15 +18,13 @@ from horma.refine import (
     H_PRIME,
     H,
     Outcome,
-    ProposalError,
     RefineConfig,
     RefineError,
     Task,
-    parse_proposals,
     refine,
-    review_proposals,
     shorten,
 )
+from horma.skill_proposals import ProposalError, parse_proposals, review_proposals
 from horma.skills import heuristic_options, load_library, read_skill_file, rounds
 
 

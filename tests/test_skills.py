@@ -11,11 +11,11 @@ from typer.testing import CliRunner
 
 from horma import resources
 from horma.cli import app
+from horma.skill_rounds import diff_rounds, rollback, save_round
 from horma.skills import (
     HEURISTIC_OPTIONS,
     Skill,
     SkillError,
-    diff_rounds,
     domains,
     find_duplicate,
     heuristic_options,
@@ -23,10 +23,8 @@ from horma.skills import (
     next_id,
     parse_skills,
     render_for_prompt,
-    rollback,
     round_file,
     rounds,
-    save_round,
 )
 
 GOOD = """

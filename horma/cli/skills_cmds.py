@@ -15,12 +15,11 @@ from horma.cli.common import console, policy_llm_driven, shown
 from horma.cli.options import CONFIG_OPT
 from horma.config import load_config
 from horma.errors import BadArgument, NotFound
+from horma.skill_rounds import diff_rounds, rollback
 from horma.skills import (
     BASE,
-    diff_rounds,
     find_skill,
     load_library,
-    rollback,
     rounds,
 )
 
@@ -201,7 +200,8 @@ def refine_cmd(
 
     from horma.bench.methods import MethodOptions
     from horma.bench.qa import locomo_tasks
-    from horma.refine import QAArena, RefineConfig, refine
+    from horma.qa_arena import QAArena
+    from horma.refine import RefineConfig, refine
 
     if bench not in REFINE_BENCHES:
         raise BadArgument(f"refine supports {', '.join(REFINE_BENCHES)}; got {bench!r}")

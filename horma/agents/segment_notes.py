@@ -1,0 +1,196 @@
+"""The notes one segment changes, rendered: mention notes, the session note, the timeline, state and ``INDEX.md``.
+
+Pure rendering over a :class:`~horma.agents.notebook.NoteBook`; nothing here
+writes a file (:func:`horma.agents.heuristic_manager.write_segment` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from horma.agents.extraction import (
+    GIST_WORDS,
+    SegmentFacts,
+    numbers,
+    snippet,
+    speaker_name,
+)
+from horma.agents.mention_notes import ENTITY_KIND, MentionNote
+from horma.agents.notebook import NoteBook
+from horma.agents.timeline_note import TimelineNote, year_of_line
+from horma.context import human_time
+from horma.core.notes import format_citation
+from horma.workspace import (
+    INDEX_FILE,
+    NOTES_DIR,
+    Note,
+)
+
+STATE_NAMES = 40
+SESSION_LINKS = 20
+
+
+def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
+    """Add the segment's lines to people/entity/topic notes; the rendered changed notes by path.
+
+    A note gets one line per segment and month, citing all its raw lines there at once
+    (``- <day> (raw/<seg>/units.log:3,11,13) speakers``): a pointer, not a copy (the unit ids are in
+    the front matter's sources and at the start of each raw line), and the segment's path is written
+    once, not once per mention, so the notes stay smaller than the raw text they point into.
+    ``quote_mentions`` (a skill) lists each mention with its words instead.
+    """
+    seg = facts.segment
+    quote = bool(opts["quote_mentions"])
+    touched: dict[str, MentionNote] = {}
+    groups: dict[tuple[str, str], list[Any]] = {}  # (note path, month) -> [note, day, turns]
+    first_session: dict[str, list[Any]] = {}  # name -> its turns in the first session naming it
+    for t in facts.turns:
+        u = t.unit
+        targets: list[MentionNote] = []
+        if opts["entity_notes"]:
+            targets.append(book.mention_note("people", speaker_name(u.actor), f"person ({u.actor}'s own turns)"))
+            for name in t.names:
+                if name not in book.noted:
+                    first = book.once().get(name)
+                    if first is None:  # a name's first session: its note waits for a second one
+                        first_session.setdefault(name, []).append(t)
+                        continue
+                    if first["seg"] == seg:
+                        continue  # the first session again: this segment is being organized a second time
+                    note = book.mention_note("entities", name, ENTITY_KIND)
+                    note.add(book.page(note, first["month"]), first["month"], first["seg"], first["line"],
+                             list(first.get("uids") or [first["uid"]]), first["day"])
+                    book.noted.add(name)
+                targets.append(book.mention_note("entities", name, ENTITY_KIND))
+        if opts["topic_notes"]:
+            targets += [book.mention_note("topics", topic, f"topic: {topic}") for topic in t.topics]
+        for note in targets:
+            touched.setdefault(note.path, note)
+            if quote:
+                line = f"- {t.day} {u.id} {format_citation(seg, t.lineno)} {u.actor}: {t.mention}"
+                note.add(book.page(note, t.month), t.month, seg, line, [u.id], t.day)
+            else:
+                groups.setdefault((note.path, t.month), [note, t.day, []])[2].append(t)
+    for name, turns in first_session.items():
+        t0 = turns[0]
+        line = (f"- {t0.day} {format_citation(seg, *(t.lineno for t in turns))} "
+                + ", ".join(dict.fromkeys(t.unit.actor for t in turns)))
+        book.mentioned_once(name, {"month": t0.month, "seg": seg, "line": line, "uid": t0.unit.id,
+                                   "uids": [t.unit.id for t in turns], "day": t0.day})
+    for (_, month), (note, day, turns) in groups.items():
+        actors = ", ".join(dict.fromkeys(t.unit.actor for t in turns))
+        line = f"- {day} {format_citation(seg, *(t.lineno for t in turns))} {actors}"
+        note.add(book.page(note, month), month, seg, line, [t.unit.id for t in turns], day)
+    files: dict[str, str] = {}
+    for note in touched.values():
+        files.update(note.render())
+    return files
+
+
+def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any]) -> Note:
+    """The segment's span, people, key phrases and names, and a line citing ``(line N)`` for each turn
+    that needs more than its raw line (the dates its relative times mean; its words under a skill)."""
+    seg, turns = facts.segment, facts.turns
+    units = facts.units
+    when = units[0].time
+    rows = []
+    for t in turns:
+        u = t.unit
+        # what raw lacks (the dates a relative time means), not what it has: the words stay one hop away
+        # unless a skill asks for quotes (verbatim_quotes) or gists (session_gists)
+        if opts["verbatim_quotes"]:
+            text = ": " + " ".join(u.text.split())
+        elif opts["session_gists"]:
+            text = ": " + snippet(u.text, GIST_WORDS)
+        else:
+            text = ""
+        extra = list(t.dates)
+        if opts["keep_numbers"] and text.endswith("..."):
+            nums = numbers(u.text)
+            if nums:
+                extra.append("numbers: " + " ".join(nums))
+        if not (text or extra):
+            continue  # a bare pointer repeats the raw line's own id and speaker: the raw: line spans them
+        tail = f" ({'; '.join(extra)})" if extra else ""
+        rows.append(f"- {u.id} (line {t.lineno}) {u.actor}{text}{tail}")
+    body = (
+        f"# Session of {human_time(when)} ({when})\n\n"
+        f"raw: {seg} (lines {turns[0].lineno}-{turns[-1].lineno}, units {units[0].id} .. {units[-1].id})\n"
+        f"participants: {', '.join(facts.actors)}\n"
+        f"key phrases: {', '.join(facts.phrases)}\n"
+        + (f"names mentioned: {', '.join(facts.names)}\n" if facts.names else "")
+        + ("\n## Turns that need more than their raw line\n" + "\n".join(rows) if rows else "")
+    )
+    seg_dir = seg.rsplit("/", 2)[-2]
+    return Note(f"{NOTES_DIR}/sessions/{seg_dir}.md", f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
+                time=when, sources=[{"path": seg, "units": [u.id for u in units]}], links=links)
+
+
+def state_note(latest: dict[str, dict[str, str]], facts: SegmentFacts) -> Note:
+    """Last known mention of each person (and of the most recent names): where to look for current facts."""
+    for t in facts.turns:
+        u = t.unit
+        line = f"{t.day} {u.id} ({facts.segment}:{t.lineno}): {t.mention}"
+        latest["people"][u.actor] = line
+        for name in t.names:
+            latest["names"][name] = line
+    people = [f"- {k}: {latest['people'][k]}" for k in sorted(latest["people"])]
+    recent = sorted(latest["names"], key=lambda k: latest["names"][k], reverse=True)[:STATE_NAMES]
+    names = [f"- {k}: {latest['names'][k]}" for k in recent]
+    last = facts.turns[-1].day if facts.turns else None
+    return Note(f"{NOTES_DIR}/state.md", "Current state",
+                "# Current state\n\nLatest mention of each person, then of the most recently named things "
+                "(date id (raw file:line): words).\n\n## People\n" + "\n".join(people)
+                + "\n\n## Names\n" + "\n".join(names), time=last, links=["notes/timeline.md"])
+
+
+def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) -> str:
+    span = f"{timeline.first} .. {timeline.last}" if timeline.total else ""
+    folders = "\n".join(f"- `notes/{k}/` {v} note(s)" for k, v in sorted(counts.items()))
+    return (
+        "# INDEX\n\n"
+        f"Memory of {', '.join(actors) or 'this workspace'}; {timeline.total} segment(s), {span}.\n\n"
+        "- `raw/<time>__<slug>/units.log`: the exact archive, one line per unit `ID | time | actor: text`.\n"
+        "- `notes/timeline.md`: one line per segment, oldest first, with its key phrases.\n"
+        "- `notes/sessions/`: per segment: date, participants, key phrases, the turns whose relative dates "
+        "it resolves.\n"
+        f"{folders}\n"
+        "- people/entities/topics notes: one line per session naming them, `date (raw file:line,line,...) speakers` "
+        "(unit ids in the front matter); past 8 mentions a summary and one page per month.\n\n"
+        "Search: `hsearch WORDS` ranks raw lines (then notes) by relevance; "
+        "`grep -rn WORD raw notes` for exact words.\n"
+    )
+
+
+def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
+    """Every file the segment changes (notes and ``INDEX.md``), rendered, by workspace path."""
+    files = _mentions(book, facts, opts)
+    units = facts.units
+    seg = facts.segment
+    if opts["session_notes"] and units:
+        entity_notes = [r for r in files if r.count("/") == 2 and "/entities/" in r]
+        links = ["notes/timeline.md", *entity_notes[:SESSION_LINKS]]
+        s = session_note(facts, links, opts)
+        files[s.path] = s.render()
+    timeline = book.timeline()
+    if units:
+        line = (f"- {units[0].time} {seg} ({len(units)} units {units[0].id} .. {units[-1].id}): "
+                f"{', '.join(facts.phrases[:8])}")
+        timeline = book.timeline(year_of_line(line))
+        timeline.add(seg, line)
+    if opts["timeline"]:
+        files.update(timeline.render())
+    else:
+        timeline.dirty.clear()
+    if opts["track_state"] and units:
+        s = state_note(book.latest(), facts)
+        files[s.path] = s.render()
+    counts = book.folder_counts()
+    for rel in files:
+        parts = rel.split("/")
+        if len(parts) == 3:
+            counts.setdefault(parts[1], set()).add(parts[2])
+    book.people.update(facts.actors)
+    files[INDEX_FILE] = index_md({k: len(v) for k, v in counts.items()}, timeline, sorted(book.people))
+    return files

@@ -10,7 +10,7 @@ from typing import ClassVar
 import pytest
 
 import horma
-from horma.agents import heuristic_manager
+from horma.agents import mention_notes
 from horma.agents.manager import INGEST_LOG, Manager
 from horma.agents.policies import (
     MANAGER_POLICIES,
@@ -401,7 +401,7 @@ def test_heuristic_record_opens_no_sandbox(tmp_path, monkeypatch):
 
 def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path, monkeypatch):
     """The manager keeps notes in memory between records, but never writes over a newer file with them."""
-    monkeypatch.setattr(heuristic_manager, "INLINE_MENTIONS", 2)  # small notes: pages from the third mention
+    monkeypatch.setattr(mention_notes, "INLINE_MENTIONS", 2)  # small notes: pages from the third mention
     ws_root = tmp_path / "mem"
     with horma.Memory(ws_root, sandbox="local") as mem:
         mem.record(SESSION_1, slug="boat")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from horma.agents import heuristic_manager
+from horma.agents import mention_notes
 from horma.cli import app
 from horma.workspace import Workspace
 
@@ -221,7 +221,7 @@ def test_markdown_notes_one_unit_per_paragraph_dated_by_the_file(tmp_path):
 
 
 def test_show_follow_on_a_hub_note_lists_the_units_of_the_pages_it_links(tmp_path, monkeypatch):
-    monkeypatch.setattr(heuristic_manager, "INLINE_MENTIONS", 1)  # a hub from the second mention on
+    monkeypatch.setattr(mention_notes, "INLINE_MENTIONS", 1)  # a hub from the second mention on
     ws = tmp_path / "mem"
     cli("import", "chatgpt", CHATGPT, "-w", ws, "--me", "Ana")
     cli("import", "claude", CLAUDE, "-w", ws, "--me", "Ana")

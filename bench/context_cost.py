@@ -30,7 +30,8 @@ from pathlib import Path
 from horma.workspace import Unit, Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
-WORDS = ["the", "support", "group", "was", "inspiring", "and", "I", "want", "to", "study", "counseling", "next", "year,", "maybe", "in", "Boston;", "what", "do", "you", "think", "about", "it?", "ok!"]
+WORDS = ["the", "support", "group", "was", "inspiring", "and", "I", "want", "to", "study", "counseling", "next",
+         "year,", "maybe", "in", "Boston;", "what", "do", "you", "think", "about", "it?", "ok!"]
 
 
 def load_context(rev: str | None):
@@ -102,10 +103,10 @@ def main() -> None:
             select_us = (time.perf_counter() - t0) / args.probe * 1e6
             t0 = time.perf_counter()
             for _ in range(20):
-                ctx.room
+                _ = ctx.room
             room_us = (time.perf_counter() - t0) / 20 * 1e6
             t0 = time.perf_counter()
-            ctx.text
+            _ = ctx.text
             text_us = (time.perf_counter() - t0) * 1e6
             mod.count_tokens = counting
             scanned.clear()

@@ -45,7 +45,8 @@ def scratch_workspace(root: Path) -> Workspace:
     ws = Workspace.init(root)
     with ws.writer():
         raw = ws.archive([Unit(f"D1:{i}", "2023-05-08 13:56", "Ann", f"turn {i}") for i in range(1, 51)], "bench")
-        ws.write_note(Note("notes/ann.md", "Ann", "Ann spoke 50 times (D1:1).", sources=[{"path": raw, "units": ["D1:1"]}]))
+        ws.write_note(Note("notes/ann.md", "Ann", "Ann spoke 50 times (D1:1).",
+                           sources=[{"path": raw, "units": ["D1:1"]}]))
     return ws
 
 
@@ -65,12 +66,13 @@ def run(n: int) -> list[dict]:
                 if backend == "docker":
                     argv = ["docker", "exec", "-u", "10001", "-w", "/ws", sb.container.id, "true"]
                     rows.append({"backend": backend, "mode": "one `docker exec` per command", "command": "true",
-                                 "n": n, **timed(lambda: subprocess.run(argv, check=True), n)})  # fmt: skip
+                                 "n": n, **timed(lambda argv=argv: subprocess.run(argv, check=True), n)})  # fmt: skip
             if backend == "bwrap":
                 argv = bwrap_backend.command(ws.root, View.READ, sb.limits, inner=["/usr/bin/true"])
                 env = safe_env("/ws")
+                run_once = lambda argv=argv, env=env: subprocess.run(argv, env=env, check=True)
                 rows.append({"backend": backend, "mode": "one `bwrap` per command", "command": "true", "n": n,
-                             **timed(lambda: subprocess.run(argv, env=env, check=True), n)})  # fmt: skip
+                             **timed(run_once, n)})  # fmt: skip
     return rows
 
 

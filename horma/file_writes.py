@@ -7,6 +7,7 @@ the writer lock, through folders opened without following links;
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -76,7 +77,7 @@ class FileWriter:
         self._dirs: dict[str, int] = {}
         self._n = 0
 
-    def __enter__(self) -> "FileWriter":
+    def __enter__(self) -> FileWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -99,10 +100,8 @@ class FileWriter:
             try:
                 fd = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
             except FileNotFoundError:
-                try:
+                with contextlib.suppress(FileExistsError):
                     os.mkdir(name, dir_fd=pfd)
-                except FileExistsError:
-                    pass
                 fd = os.open(name, _NOFOLLOW_DIR, dir_fd=pfd)
             except OSError as exc:
                 raise WorkspaceError(f"{folder}: not a plain folder inside the workspace ({exc.strerror})") from None
@@ -130,9 +129,7 @@ class FileWriter:
                 os.close(fd)
             os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
             raise
         return st.st_mtime_ns, st.st_size, st.st_ino

@@ -31,6 +31,7 @@ mid-rebuild is restored by ``horma index --rebuild``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -339,10 +340,8 @@ def _rewrite_raw(ws: Workspace, rel: str, numbers: set[int], gone: bool) -> None
     path = ws.resolve(rel)
     if gone:
         path.unlink()
-        try:
+        with contextlib.suppress(OSError):  # something else is in the folder: leave it
             path.parent.rmdir()
-        except OSError:
-            pass  # something else is in the folder: leave it
         return
     lines = path.read_text(encoding="utf-8").split("\n")
     for n in numbers:

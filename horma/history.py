@@ -31,9 +31,10 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Blob, Commit, ShaFile, Tree
@@ -43,9 +44,14 @@ from horma.history_files import Snapshot, sync_notes_index, walk_notes, write_sn
 from horma.history_packs import HISTORY_DIR, clear_stale_locks, compact, drop_leftovers, store_objects
 from horma.workspace import FileSig, Workspace, WorkspaceError
 
+if TYPE_CHECKING:  # dulwich 1.x types ids and ref names as NewTypes of bytes
+    from dulwich.objects import ObjectID
+    from dulwich.refs import Ref
+
 REV_LEN = 12  # hex digits of a revision as `horma log` prints it
 AUTHOR = b"horma <horma@localhost>"
 BRANCH = b"refs/heads/main"
+HEAD_REF = cast("Ref", b"HEAD")
 _FILE_MODE = stat.S_IFREG | 0o644
 _DIR_MODE = stat.S_IFDIR
 
@@ -77,16 +83,18 @@ class NotesHistory:
         self.workspace = workspace
         self.path = workspace.meta / HISTORY_DIR
         self._repo: Repo | None = None
-        self._blobs: dict[str, tuple[FileSig, bytes]] = {}  # path -> (signature, blob id) as last committed
-        self._head: bytes | None = None  # the commit those blob ids belong to
-        self._tree: bytes | None = None  # that commit's tree
-        self._trees: dict[TreeKey, bytes] = {}  # that tree and its folders' trees, by their entries
+        self._blobs: dict[str, tuple[FileSig, ObjectID]] = {}  # path -> (signature, blob id) as last committed
+        self._head: ObjectID | None = None  # the commit those blob ids belong to
+        self._tree: ObjectID | None = None  # that commit's tree
+        self._trees: dict[TreeKey, ObjectID] = {}  # that tree and its folders' trees, by their entries
         self._known: set[bytes] = set()  # object ids known to be in the store
 
     # -- reading the working files ------------------------------------------------
     def snapshot(self) -> Snapshot:
         """``notes/`` and ``INDEX.md`` as they are on disk: regular files only, links never followed."""
-        return {rel: data for rel, _sig, data in walk_notes(str(self.workspace.root), lambda rel, sig: True)}
+        # every file is read (the filter says yes to each), so data is never None
+        return {rel: data for rel, _sig, data in walk_notes(str(self.workspace.root), lambda rel, sig: True)
+                if data is not None}
 
     # -- the repository -------------------------------------------------------------
     @property
@@ -119,12 +127,19 @@ class NotesHistory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def head(self) -> bytes | None:
+    def _existing_repo(self) -> Repo:
+        """The repository, which a caller that found a revision in it knows exists."""
+        repo = self.repo()
+        if repo is None:
+            raise HistoryError(f"{self.workspace.root}: no notes history yet (a manager run creates it)")
+        return repo
+
+    def head(self) -> ObjectID | None:
         repo = self.repo()
         if repo is None:
             return None
         try:
-            return repo.refs[b"HEAD"]
+            return repo.refs[HEAD_REF]
         except KeyError:
             return None
 
@@ -146,15 +161,16 @@ class NotesHistory:
 
     def _commit(self, message: str) -> str | None:
         clear_stale_locks(self.path)
-        repo = self.repo(create=True)
+        self.repo(create=True)
+        repo = self._existing_repo()
         head = self.head()
         if head != self._head:
             self._blobs.clear()  # another writer committed or rewrote the history: trust nothing cached
             self._trees = {}
-            self._tree = repo[head].tree if head is not None else None
+            self._tree = _commit_of(repo, head).tree if head is not None else None
         new: dict[bytes, ShaFile] = {}  # objects this commit adds, written as one pack
-        files: dict[str, bytes] = {}
-        cached: dict[str, tuple[FileSig, bytes]] = {}
+        files: dict[str, ObjectID] = {}
+        cached: dict[str, tuple[FileSig, ObjectID]] = {}
         root = str(self.workspace.root)
         for rel, sig, data in walk_notes(root, lambda rel, sig: self._blobs.get(rel, (None,))[0] != sig):
             if data is None:
@@ -164,7 +180,7 @@ class NotesHistory:
                 new[blob.id] = blob
                 files[rel] = blob.id
             cached[rel] = (sig, files[rel])
-        built: dict[TreeKey, bytes] = {}
+        built: dict[TreeKey, ObjectID] = {}
         tree = _build_tree(files, new, self._trees, built)
         if head is not None and self._tree == tree:
             self._blobs, self._head, self._trees = cached, head, built
@@ -172,7 +188,7 @@ class NotesHistory:
         commit = _make_commit(tree, [head] if head else [], message)
         new[commit.id] = commit
         store_objects(self.path, new, self._known)
-        repo.refs.set_if_equals(b"HEAD", head, commit.id)
+        repo.refs.set_if_equals(HEAD_REF, head, commit.id)
         self._blobs, self._head, self._tree, self._trees = cached, commit.id, tree, built
         return _short(commit.id)
 
@@ -188,12 +204,12 @@ class NotesHistory:
         repo = self.repo()
         head = self.head()
         out: list[Revision] = []
-        while head is not None and (limit is None or len(out) < limit):
-            c = repo[head]
+        while repo is not None and head is not None and (limit is None or len(out) < limit):
+            c = _commit_of(repo, head)
             parent = c.parents[0] if c.parents else None
             added = changed = deleted = 0
             for (old_path, new_path), _modes, _ids in repo.object_store.tree_changes(
-                    repo[parent].tree if parent else None, c.tree):
+                    _commit_of(repo, parent).tree if parent else None, c.tree):
                 if old_path is None:
                     added += 1
                 elif new_path is None:
@@ -206,7 +222,7 @@ class NotesHistory:
             head = parent
         return out
 
-    def resolve(self, rev: str) -> bytes:
+    def resolve(self, rev: str) -> ObjectID:
         """The commit a revision names: a unique prefix (4+ hex digits) of a commit in the history."""
         text = rev.strip().lower()
         if len(text) < 4 or any(c not in "0123456789abcdef" for c in text):
@@ -220,20 +236,20 @@ class NotesHistory:
             raise HistoryError(f"{rev}: ambiguous revision ({len(matches)} match); give more digits")
         return matches[0]
 
-    def _ancestry(self) -> list[bytes]:
+    def _ancestry(self) -> list[ObjectID]:
         """Every commit reachable from HEAD, newest first."""
         repo = self.repo()
         head = self.head()
-        if head is None:
+        if repo is None or head is None:
             return []
         return [entry.commit.id for entry in repo.get_walker(include=[head])]
 
-    def files_at(self, commit: bytes) -> Snapshot:
+    def files_at(self, commit: ObjectID) -> Snapshot:
         """The tracked files as a revision recorded them."""
-        repo = self.repo()
+        repo = self._existing_repo()
         store = repo.object_store
         return {e.path.decode("utf-8", "surrogateescape"): store[e.sha].as_raw_string()
-                for e in store.iter_tree_contents(repo[commit].tree)}
+                for e in store.iter_tree_contents(_commit_of(repo, commit).tree)}
 
     def diff(self, rev_a: str, rev_b: str | None = None) -> str:
         """A unified diff from ``rev_a`` to ``rev_b`` (default: the files on disk now)."""
@@ -281,12 +297,12 @@ class NotesHistory:
         fresh_path.mkdir(parents=True)
         fresh = Repo.init_bare(str(fresh_path), default_branch=b"main")
         try:
-            parent: bytes | None = None
+            parent: ObjectID | None = None
             known: set[bytes] = set()
             for cid in commits:
-                c = repo[cid]
+                c = _commit_of(repo, cid)
                 new: dict[bytes, ShaFile] = {}
-                ids = {}
+                ids: dict[str, ObjectID] = {}
                 for rel, data in transform(self.files_at(cid)).items():
                     blob = Blob.from_string(data)
                     new[blob.id] = blob
@@ -297,7 +313,7 @@ class NotesHistory:
                 store_objects(fresh_path, new, known)
                 parent = commit.id
             if parent is not None:
-                fresh.refs.set_if_equals(b"HEAD", None, parent)
+                fresh.refs.set_if_equals(HEAD_REF, None, parent)
         finally:
             fresh.close()
         compact(fresh_path, nullcontext, everything=True)  # one pack, not one per revision
@@ -312,15 +328,23 @@ class NotesHistory:
         self._trees = {}
         return len(commits)
 
-    def _ancestry_first_parent(self) -> list[bytes]:
+    def _ancestry_first_parent(self) -> list[ObjectID]:
         repo = self.repo()
-        out = []
+        out: list[ObjectID] = []
         head = self.head()
-        while head is not None:
+        while repo is not None and head is not None:
             out.append(head)
-            parents = repo[head].parents
+            parents = _commit_of(repo, head).parents
             head = parents[0] if parents else None
         return out
+
+
+def _commit_of(repo: Repo, commit: ObjectID) -> Commit:
+    """The commit object an id names; HistoryError if the id names another kind of object."""
+    obj = repo[commit]
+    if not isinstance(obj, Commit):
+        raise HistoryError(f"{commit.decode()}: not a commit in the notes history")
+    return obj
 
 
 def _short(commit: bytes) -> str:
@@ -336,7 +360,7 @@ def _lines(data: bytes | None) -> list[str]:
     return lines
 
 
-def _make_commit(tree: bytes, parents: list[bytes], message: str, when: int | None = None) -> Commit:
+def _make_commit(tree: ObjectID, parents: list[ObjectID], message: str, when: int | None = None) -> Commit:
     c = Commit()
     c.tree = tree
     c.parents = parents
@@ -348,11 +372,12 @@ def _make_commit(tree: bytes, parents: list[bytes], message: str, when: int | No
     return c
 
 
-TreeKey = tuple[tuple[bytes, int, bytes], ...]  # a tree's entries (name, mode, id), sorted by name
+TreeKey = tuple[tuple[bytes, int, "ObjectID"], ...]  # a tree's entries (name, mode, id), sorted by name
 
 
-def _build_tree(files: dict[str, bytes], new: dict[bytes, ShaFile], stored: dict[TreeKey, bytes] | None = None,
-                built: dict[TreeKey, bytes] | None = None) -> bytes:
+def _build_tree(files: Mapping[str, ObjectID], new: dict[bytes, ShaFile],
+                stored: dict[TreeKey, ObjectID] | None = None,
+                built: dict[TreeKey, ObjectID] | None = None) -> ObjectID:
     """The root tree of ``{path: blob id}``; every tree object made goes into ``new``.
 
     ``stored`` maps the entries of trees already in the store to their ids: a
@@ -368,7 +393,7 @@ def _build_tree(files: dict[str, bytes], new: dict[bytes, ShaFile], stored: dict
             node = node.setdefault(part, {})
         node[name] = blob
 
-    def build(node: dict) -> bytes:
+    def build(node: dict) -> ObjectID:
         key = tuple(sorted((name.encode("utf-8", "surrogateescape"), _DIR_MODE, build(value))
                            if isinstance(value, dict) else
                            (name.encode("utf-8", "surrogateescape"), _FILE_MODE, value)

@@ -77,4 +77,20 @@ def _unusable(folder: Path) -> bool:
     except hi.IndexError_:
         return True  # another index version
     except sqlite3.DatabaseError as exc:  # a busy or locked index is not a damaged one
-        return (exc.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+        return damaged(exc)
+
+
+_SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26  # sqlite3 names them from Python 3.11 on
+_DAMAGED_MESSAGES = ("database disk image is malformed", "file is not a database")
+
+
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite's error says the file is damaged or not a database (not busy, locked, ...).
+
+    The error code came to sqlite3's exceptions in Python 3.11; on 3.10 SQLite's
+    message for those two codes is all there is.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return str(exc) in _DAMAGED_MESSAGES
+    return (code & 0xFF) in (_SQLITE_CORRUPT, _SQLITE_NOTADB)

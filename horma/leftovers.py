@@ -36,7 +36,7 @@ def clean_leftovers(root: Path) -> list[str]:
             removed.append(f"{RAW_DIR}/{Path(seg).name}")
         except OSError:
             pass
-    for folder, dirs, names in os.walk(root / NOTES_DIR):  # os.walk never enters a linked folder
+    for folder, _dirs, names in os.walk(root / NOTES_DIR):  # os.walk never enters a linked folder
         for name in names:
             path = os.path.join(folder, name)
             if name.startswith(".") and _TEMP.fullmatch(name) and os.path.isfile(path) and not os.path.islink(path):

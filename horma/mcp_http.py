@@ -89,9 +89,9 @@ class BodyLimit:
         if rid is None:
             await _answer(send, 413, b"text/plain", b"Request body too large")
             return
-        message = (f"request too large: over {self.limit:,} bytes (the server's --max-body); the session goes on: "
-                   "send it in smaller parts (fewer units per record call)")
-        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "error": {"code": INVALID_REQUEST, "message": message}}
+        text = (f"request too large: over {self.limit:,} bytes (the server's --max-body); the session goes on: "
+                "send it in smaller parts (fewer units per record call)")
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "error": {"code": INVALID_REQUEST, "message": text}}
         await _answer(send, 200, b"application/json", json.dumps(reply).encode())
 
 

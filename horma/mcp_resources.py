@@ -39,7 +39,9 @@ class WorkspaceResources:
             for rel in rels:
                 if len(out) >= MAX_RESOURCES:
                     return out
-                out.append(Resource(uri=resource_uri(name, rel), name=f"{name}/{rel}", mimeType="text/markdown",
+                # pydantic validates the str into the AnyUrl the field is typed as (mypy sees the field type only)
+                out.append(Resource(uri=resource_uri(name, rel), name=f"{name}/{rel}",  # type: ignore[arg-type]
+                                    mimeType="text/markdown",
                                     description="what is where in this memory" if rel == INDEX_FILE else "a note"))
         return out
 

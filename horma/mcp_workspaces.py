@@ -118,7 +118,7 @@ class Workspaces:
             ws = Workspace.init(workspace)
             self.fixed = self.check_name(ws.root.name) if NAME.fullmatch(ws.root.name) else "workspace"
             self._served[self.fixed] = Served(self.fixed, ws, options)
-        else:
+        elif self.root is not None:  # always here: exactly one of workspace and root is given
             if self.root.exists() and not self.root.is_dir():
                 raise WorkspaceError(f"{root}: exists and is not a directory")
             self.root.mkdir(parents=True, exist_ok=True)
@@ -133,6 +133,12 @@ class Workspaces:
         """Whether a call names its workspace."""
         return self.fixed is None
 
+    def _root(self) -> Path:
+        """The folder of workspaces (set whenever ``multi``: a server of one workspace has no root)."""
+        if self.root is None:
+            raise WorkspaceError("this server serves one workspace, not a folder of workspaces")
+        return self.root
+
     @staticmethod
     def check_name(name: str) -> str:
         if not isinstance(name, str) or not NAME.fullmatch(name) or name in (".", ".."):
@@ -142,17 +148,17 @@ class Workspaces:
 
     def names(self) -> list[str]:
         """The workspaces a client may name."""
-        if not self.multi:
+        if self.fixed is not None:  # not multi
             return [self.fixed]
         out = []
-        for p in sorted(self.root.iterdir()):
+        for p in sorted(self._root().iterdir()):
             if NAME.fullmatch(p.name) and not p.is_symlink() and (p / META_DIR / "workspace.yaml").is_file():
                 out.append(p.name)
         return out
 
     def get(self, name: str | None, *, create: bool = False) -> Served:
         """The served workspace a call names (None: the fixed one)."""
-        if not self.multi:
+        if self.fixed is not None:  # not multi
             if name not in (None, "", self.fixed):
                 raise WorkspaceError(f"this server serves only the workspace {self.fixed!r}; omit 'workspace'")
             return self._served[self.fixed]
@@ -164,7 +170,7 @@ class Workspaces:
             served = self._served.get(name)
             if served is not None:
                 return served
-            folder = self.root / name
+            folder = self._root() / name
             if folder.is_symlink():
                 raise WorkspaceError(f"workspace {name!r} is a link; links are refused")
             if not (folder / META_DIR / "workspace.yaml").is_file():

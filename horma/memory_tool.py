@@ -28,6 +28,7 @@ import json
 import os
 import shutil
 import stat
+import sys
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,6 +68,30 @@ def _size(n: float) -> str:
 def _numbered(lines: list[str], first: int) -> str:
     return "\n".join(f"{n:>{LINE_WIDTH}}\t{line}" for n, line in enumerate(lines, first))
 
+
+def rmtree_at(name: str, dir_fd: int) -> None:
+    """``shutil.rmtree(name, dir_fd=dir_fd)``: links are removed, never followed.
+
+    ``dir_fd`` came to shutil.rmtree in Python 3.11; on 3.10 (horma's floor) the
+    folder is walked by fds instead (:func:`_rmtree_fds`).
+    """
+    if sys.version_info >= (3, 11):
+        shutil.rmtree(name, dir_fd=dir_fd)
+    else:
+        _rmtree_fds(name, dir_fd)
+
+
+def _rmtree_fds(name: str, dir_fd: int) -> None:
+    """Remove the folder ``name`` in ``dir_fd`` bottom-up through folder fds (os.fwalk never follows a link)."""
+    for _, dirs, files, fd in os.fwalk(name, topdown=False, dir_fd=dir_fd):
+        for entry in files:
+            os.unlink(entry, dir_fd=fd)
+        for entry in dirs:  # a link to a folder is listed here: unlinked, not entered
+            if stat.S_ISLNK(os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode):
+                os.unlink(entry, dir_fd=fd)
+            else:
+                os.rmdir(entry, dir_fd=fd)
+    os.rmdir(name, dir_fd=dir_fd)
 
 class HormaMemoryTool(BetaAbstractMemoryTool):
     """``BetaAbstractMemoryTool`` over a horma workspace (created if missing)."""
@@ -207,7 +232,8 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
         lines = content.split("\n")
         lo = max(0, changed - 2)
         snippet = _numbered(lines[lo : changed + 3 + new.count("\n")], lo + 1)
-        return f"The memory file has been edited. Here is the snippet showing the change (with line numbers):\n{snippet}"
+        return ("The memory file has been edited. Here is the snippet showing the change (with line numbers):\n"
+                f"{snippet}")
 
     def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
         path, at, text = command.path, command.insert_line, command.insert_text
@@ -234,7 +260,7 @@ class HormaMemoryTool(BetaAbstractMemoryTool):
             st = self._existing(path, parts)
             with paths.open_dir(self.root, parts[:-1]) as fd:
                 if stat.S_ISDIR(st.st_mode):
-                    shutil.rmtree(parts[-1], dir_fd=fd)
+                    rmtree_at(parts[-1], fd)
                 else:
                     os.unlink(parts[-1], dir_fd=fd)
         return f"Successfully deleted {path}"

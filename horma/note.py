@@ -71,7 +71,8 @@ _YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_ .,/()'&+-]*")
-_RESERVED = frozenset("yes no on off true false y n null".split())  # YAML 1.1 reads these as bool or null
+# YAML 1.1 reads these as bool or null
+_RESERVED = frozenset(["yes", "no", "on", "off", "true", "false", "y", "n", "null"])
 
 
 @lru_cache(maxsize=1 << 16)

@@ -19,7 +19,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,10 +88,8 @@ def open_dir(root: Path, parts: list[str], *, create: bool = False, label: str =
             except FileNotFoundError:
                 if not create:
                     raise
-                try:
+                with suppress(FileExistsError):
                     os.mkdir(name, dir_fd=fds[-1])
-                except FileExistsError:
-                    pass
                 fds.append(os.open(name, _DIR_FLAGS, dir_fd=fds[-1]))
             except OSError as exc:  # a link answers ELOOP, or ENOTDIR with O_DIRECTORY
                 if exc.errno in (errno.ENOTDIR, errno.ELOOP) and _is_link(name, fds[-1]):
@@ -151,7 +149,8 @@ class Entry:
 
 
 def listing(root: Path, parts: list[str], depth: int, limit: int = 2000) -> list[Entry]:
-    """Entries of folder ``parts`` down to ``depth`` levels, sorted, hidden names left out; links listed, not followed."""
+    """Entries of folder ``parts`` down to ``depth`` levels, sorted, hidden names left out; links listed, not
+    followed."""
     out: list[Entry] = []
 
     def walk(fd: int, prefix: str, level: int) -> None:

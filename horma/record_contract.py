@@ -131,7 +131,7 @@ def accept(items: Iterable[Unit | Mapping[str, Any]], newlines: str = "refuse") 
             if isinstance(uid, str):  # any other id is refused by check_units below
                 untimed.add(uid)
         _check_actor(f["actor"], where)
-        units.append(Unit(id=uid, time=f["time"], actor=f["actor"], text=_check_text(f["text"], where, newlines)))
+        units.append(Unit(id=f["id"], time=f["time"], actor=f["actor"], text=_check_text(f["text"], where, newlines)))
     return Batch(check_units(units), frozenset(untimed))
 
 

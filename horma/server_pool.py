@@ -180,7 +180,7 @@ class Upkeep:
         try:
             job()
             self.done += 1
-        except Exception as exc:  # noqa: BLE001 - upkeep must never kill the thread; each failure is logged
+        except Exception as exc:  # upkeep must never kill the thread; each failure is logged
             self.failed += 1
             _logger.warning("upkeep %s failed: %s: %s", key, type(exc).__name__, exc)
 

@@ -10,6 +10,7 @@ overshoot a cap by that many files between prunes, never more.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from dataclasses import dataclass
@@ -76,16 +77,14 @@ def prune(folder: Path, limits: TrajectoryCaps) -> list[str]:
     except OSError:
         return []
     total = sum(size for _, size in files)
-    removed = []
+    removed: list[str] = []
     for name, size in files:
         over_count = limits.max_files is not None and len(files) - len(removed) > limits.max_files
         over_size = limits.max_bytes is not None and total > limits.max_bytes
         if not (over_count or over_size):
             break
-        try:
+        with contextlib.suppress(FileNotFoundError):  # another process pruned it first
             os.unlink(folder / name)
-        except FileNotFoundError:  # another process pruned it first
-            pass
         removed.append(name)
         total -= size
     return removed

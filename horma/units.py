@@ -87,7 +87,7 @@ def normalize_time(value: object, what: str = "time") -> str:
     return t.isoformat(sep=" ", timespec=spec)
 
 
-def as_unit(item: Unit | Mapping[str, Any]) -> Unit:
+def as_unit(item: object) -> Unit:
     """A Unit, or a mapping with exactly its four string fields, as a Unit (not yet checked)."""
     if isinstance(item, Unit):
         return item

@@ -119,7 +119,7 @@ class Workspace:
 
     # -- layout ---------------------------------------------------------------
     @classmethod
-    def init(cls, root: str | os.PathLike[str]) -> "Workspace":
+    def init(cls, root: str | os.PathLike[str]) -> Workspace:
         """Create an empty workspace (or return the existing one unchanged)."""
         path = Path(root)
         if path.exists() and not path.is_dir():
@@ -142,7 +142,7 @@ class Workspace:
         return ws
 
     @classmethod
-    def open(cls, root: str | os.PathLike[str]) -> "Workspace":
+    def open(cls, root: str | os.PathLike[str]) -> Workspace:
         """Open an existing workspace; a clear error if it is not one."""
         ws = cls(root)
         if not (ws.root / META_DIR / "workspace.yaml").is_file():

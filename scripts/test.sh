@@ -2,6 +2,7 @@
 # The README's test command: install everything the tests need on a fresh machine, then run them.
 #   system: docker.io, bubblewrap, ripgrep, debootstrap, git, gcc, g++; dockerd; the horma-sandbox image (scripts/setup-sandbox.sh)
 #   python: a venv in .venv with horma and its test, embedding, ALFWorld, MCP, local-model and training extras
+#   checks: `ruff check .` and `mypy` (configured in pyproject.toml) must report nothing before pytest runs
 # Extra arguments go to pytest (e.g. `bash scripts/test.sh -k sandbox`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,11 @@ if python -c "import llama_cpp, sys; sys.exit(b'AMX_INT8 = 1' in llama_cpp.llama
   python -m pip install -q --force-reinstall --no-deps --no-binary llama-cpp-python \
     "llama-cpp-python==$(python -c 'import llama_cpp; print(llama_cpp.__version__)')"
 fi
+
+# Lint and type-check first, with the venv's ruff and mypy (pinned in the test extra; rules in pyproject.toml):
+# any finding fails the run before the tests start.
+python -m ruff check .
+python -m mypy
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 python -m pytest -q -rs "$@"

@@ -236,9 +236,10 @@ class LoopbackServer:
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # headers and body go out in two writes
 
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_POST(self) -> None:  # http.server's naming
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                status, payload, extra, delay = server._next(raw, self.path, {k.lower(): v for k, v in self.headers.items()})
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, payload, extra, delay = server._next(raw, self.path, headers)
                 if delay:
                     time.sleep(delay)
                 data = json.dumps(payload).encode()

@@ -30,7 +30,7 @@ def quokka_texts(n: int, shift: int) -> list[str]:
 @pytest.fixture
 def ws(tmp_path: Path) -> Workspace:
     ws = Workspace.init(tmp_path / "ws")
-    rels = [archive(ws, units(f"Q{k}", quokka_texts(12, k) + ["an unrelated turn about tea"],
+    rels = [archive(ws, units(f"Q{k}", [*quokka_texts(12, k), "an unrelated turn about tea"],
                               day=f"2023-03-{10 + k:02d}"), f"quokka-{k}") for k in range(4)]
     seg0 = rels[0].split("/")[1]
     write(ws, "notes/entities/quokka.md", note("Quokka", [rels[0]], [

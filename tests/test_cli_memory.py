@@ -144,7 +144,8 @@ def test_killed_ingest_rerun_archives_every_unit_exactly_once(tmp_path):
     data = tmp_path / "big.json"
     data.write_text(json.dumps([locomo_sample("conv-k", 20, 10)]))
     ws = tmp_path / "ws"
-    cmd = [sys.executable, "-c", "from horma.cli import main; main()", "ingest", "locomo", str(data), "-w", str(ws), "--backend", "local"]
+    cmd = [sys.executable, "-c", "from horma.cli import main; main()", "ingest", "locomo", str(data), "-w", str(ws),
+           "--backend", "local"]
     log = ws / "conv-k" / ".horma" / "ingest.log"
     for delay in (0.0, 0.05):  # kill just after the first segment, then somewhere further on
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -245,8 +246,8 @@ def test_ask_answers_through_a_model_and_recall_can_use_an_llm_retriever(demo_ws
     out = json.loads(res.stdout)
     assert out["answer"] == "Kyoto, to visit a pottery workshop." and out["cost"]["input_tokens"] > 0
     assert "Where is Jun going in June?" in prompt and "S3:10 Jun:" in prompt
-    script = [call("bash", command="grep -rln Biscuit raw"), call("select", path="raw/2024-03-16T11-30__session-2/units.log",
-                                                                  start=1, end=3), call("done")]
+    script = [call("bash", command="grep -rln Biscuit raw"),
+              call("select", path="raw/2024-03-16T11-30__session-2/units.log", start=1, end=3), call("done")]
     with LoopbackServer("openai", script) as srv:
         res = ok(["recall", demo_ws, "cat's name", "--retriever", "llm", "--llm", f"openai:m@{srv.base_url}",
                   "--backend", "local", "--unsafe-local", "--json"])

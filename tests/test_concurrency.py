@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -35,7 +36,7 @@ def test_two_processes_opening_docker_sandboxes_never_break_each_other(tmp_path)
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(tmp_path / f"ws{i}")], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
     outs = [p.communicate(timeout=240) for p in procs]
-    for p, (out, err) in zip(procs, outs):
+    for p, (out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0 and out.strip() == "ok", err[-2000:]
 
 
@@ -77,8 +78,6 @@ def test_stale_containers_are_reaped_and_live_or_foreign_ones_kept(tmp_path):
             assert exists is not reaped, name
     finally:
         for c in made.values():
-            try:
+            with contextlib.suppress(NotFound):
                 c.remove(force=True)
-            except NotFound:
-                pass
         client.close()

@@ -108,7 +108,7 @@ def _mixed_ws(tmp_path):
     plain = ws.root / "raw" / "loose"
     plain.mkdir()
     (plain / "log.txt").write_text("no units here\njust: text, lines\n")
-    paths = segs + ["notes/a.md", "notes/b.md", "raw/2023-09-01T00-00__mixed/units.log", "raw/loose/log.txt"]
+    paths = [*segs, "notes/a.md", "notes/b.md", "raw/2023-09-01T00-00__mixed/units.log", "raw/loose/log.txt"]
     sizes = {p: len((ws.root / p).read_text().splitlines()) for p in paths}
     return ws, sizes
 
@@ -199,7 +199,8 @@ def test_a_refused_first_selection_of_a_segment_leaves_no_header(tmp_path):
 def _many_segments(tmp_path, n_segments, per_segment=50):
     ws = Workspace.init(tmp_path / "ws")
     with ws.writer():
-        segs = [ws.archive([Unit(f"D{s}:{i}", f"2023-05-{1 + s % 28:02d} 10:00", "Ann", f"turn {i} of session {s}, fine.")
+        segs = [ws.archive([Unit(f"D{s}:{i}", f"2023-05-{1 + s % 28:02d} 10:00", "Ann",
+                                 f"turn {i} of session {s}, fine.")
                             for i in range(1, per_segment + 1)], f"s{s}") for s in range(n_segments)]
     return ws, segs
 

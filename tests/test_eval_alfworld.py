@@ -43,7 +43,8 @@ def test_the_project_games_cover_the_six_task_types():
 
 
 def test_intro_and_action_parsing():
-    goal, obs = split_intro("-= Welcome to TextWorld, ALFRED! =-\n\nYou are in a room.\n\nYour task is to: put a mug in shelf.")
+    goal, obs = split_intro("-= Welcome to TextWorld, ALFRED! =-\n\nYou are in a room.\n\n"
+                            "Your task is to: put a mug in shelf.")
     assert goal == "put a mug in shelf" and obs == "You are in a room."
     commands = ["go to shelf 1", "open cabinet 1"]
     assert parse_action("I should open it.\nACTION: Open Cabinet 1", commands) == "open cabinet 1"

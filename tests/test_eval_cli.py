@@ -214,7 +214,8 @@ def test_an_llm_manager_with_the_heuristic_retriever(tmp_path, monkeypatch):
     with LoopbackServer("openai", script) as srv:
         r = run("locomo", "--data", str(LOCOMO), "--split", "all", "--method", "horma", "--manager", "llm",
                 "--retriever", "heuristic", "--memory-llm", f"openai:writer@{srv.base_url}", "--backend", "local",
-                "--unsafe-local", "--retrieval-only", "--budget", "100", "--limit", "1", "--out", str(tmp_path), "--json")
+                "--unsafe-local", "--retrieval-only", "--budget", "100", "--limit", "1", "--out", str(tmp_path),
+                "--json")
         assert r.exit_code == 0, r.output
         requests = list(srv.requests)
         spec = f"openai:writer@{srv.base_url}"
@@ -229,9 +230,12 @@ def test_an_llm_manager_with_the_heuristic_retriever(tmp_path, monkeypatch):
     (["--policy", "psychic"], "--policy must be heuristic or llm, got 'psychic'"),
     (["--manager", "psychic"], "unknown --manager 'psychic'; choose one of heuristic, llm"),
     (["--retriever", "smart"], "unknown --retriever 'smart'; choose one of heuristic, llm"),
-    (["--policy", "llm", "--retriever", "heuristic"], "--policy llm sets the retriever too, so it conflicts with --retriever heuristic"),
-    (["--policy", "heuristic", "--manager", "llm"], "--policy heuristic sets the manager too, so it conflicts with --manager llm"),
-    (["--method", "bm25", "--retriever", "llm"], "method bm25 has no retriever policy, so the llm retriever does not apply"),
+    (["--policy", "llm", "--retriever", "heuristic"],
+     "--policy llm sets the retriever too, so it conflicts with --retriever heuristic"),
+    (["--policy", "heuristic", "--manager", "llm"],
+     "--policy heuristic sets the manager too, so it conflicts with --manager llm"),
+    (["--method", "bm25", "--retriever", "llm"],
+     "method bm25 has no retriever policy, so the llm retriever does not apply"),
     (["--method", "window", "--policy", "llm"], "method window has no manager policy"),
 ])
 def test_bad_policy_choices_are_one_usage_error(tmp_path, args, message):

@@ -55,7 +55,7 @@ def test_loaders_and_the_context_builder_say_it_too(tmp_path: Path) -> None:
 
 def test_mcp_tree_on_a_file_says_it_is_a_file(tmp_path: Path) -> None:
     spaces = Workspaces(Options(Settings().override({"sandbox.backend": "local"})), workspace=tmp_path / "ws")
-    with pytest.raises(PathRefused, match="INDEX.md: is a file, not a folder"):
+    with pytest.raises(PathRefused, match=r"INDEX\.md: is a file, not a folder"):
         do_tree(spaces.get(None), "INDEX.md", 2)
     with pytest.raises(PathRefused, match="nope: no such folder"):
         do_tree(spaces.get(None), "nope", 2)

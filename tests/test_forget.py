@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from test_memory import SESSION_1, SESSION_2  # noqa: E402  (tests/ is on sys.path under pytest)
+from test_memory import SESSION_1, SESSION_2  # tests/ is on sys.path under pytest
 from typer.testing import CliRunner
 
 import horma
@@ -204,6 +204,7 @@ def test_many_units_are_counted_not_listed_and_progress_hears_each_revision(tmp_
     assert len(lines) == 22 and lines[20] == "… and 70 more units" and lines[21].startswith("would forget 90 units")
     from horma.forget import Selection, forget
     seen = []
-    report = forget(Workspace.open(tmp_path / "ws"), Selection.of(texts=["FICUS"]), progress=lambda d, t: seen.append((d, t)))
+    report = forget(Workspace.open(tmp_path / "ws"), Selection.of(texts=["FICUS"]),
+                    progress=lambda d, t: seen.append((d, t)))
     assert len(report.units) == 90 and seen == [(i, 4) for i in range(1, 5)] and report.revisions == 4
     assert list(Workspace.open(tmp_path / "ws").iter_raw()) == []

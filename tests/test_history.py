@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import make_workspace  # noqa: E402  (tests/ is on sys.path under pytest)
-from loopback import LoopbackServer, call  # noqa: E402
-from test_memory import SESSION_1, SESSION_2, loopback_llm  # noqa: E402
+from conftest import make_workspace  # tests/ is on sys.path under pytest
+from loopback import LoopbackServer, call
+from test_memory import SESSION_1, SESSION_2, loopback_llm
 from typer.testing import CliRunner
 
 import horma
@@ -81,9 +81,9 @@ def test_a_manager_that_deletes_and_garbles_notes_is_undone_with_one_command(tmp
     good = tracked(ws)
     assert any(p.startswith("notes/people/") for p in good)
     vandal = "rm -rf notes/people notes/sessions && echo garbage > INDEX.md && echo junk > notes/timeline.md"
-    with LoopbackServer("openai", [call("bash", command=vandal), call("done")]) as srv:
-        with horma.Memory(ws, manager="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "openai")) as mem:
-            mem.record(SESSION_2, slug="trip")
+    with LoopbackServer("openai", [call("bash", command=vandal), call("done")]) as srv, \
+            horma.Memory(ws, manager="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "openai")) as mem:
+        mem.record(SESSION_2, slug="trip")
     assert (ws.root / "INDEX.md").read_text() == "garbage\n" and not (ws.root / "notes/people").exists()
     assert "notes/people/ana.md" not in hsearch(ws, "Ana marina")  # the model's hindex dropped them (its title matched)
     revs = [r.rev for r in NotesHistory(ws).log()]

@@ -24,7 +24,7 @@ from horma.core import index as HI
 from horma.core.dates import query_dates
 from horma.core.notes import citations, format_citation
 from horma.core.search import Searcher
-from horma.index import index_folder, open_index, rebuild
+from horma.index import damaged, index_folder, open_index, rebuild
 from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import Limits, open_sandbox
 from horma.workspace import Unit, Workspace, WorkspaceError
@@ -171,7 +171,7 @@ def test_segment_that_grew_gets_only_its_new_lines_and_one_that_shrank_is_refuse
         assert [(r[1], r[2], r[3]) for r in after[2:]] == [(3, len((lines[0] + lines[1]).encode()), "G:3")]
         assert idx.conn.execute("SELECT size, lines FROM segments").fetchone() == (len("".join(lines).encode()), 3)
         assert first(Searcher(idx.conn).rank("narwhal")) == (rel, 3, "G:3")
-        with pytest.raises(HI.IndexError_, match="shrank.*--rebuild"), idx.transaction():
+        with pytest.raises(HI.IndexError_, match=r"shrank.*--rebuild"), idx.transaction():
             idx.add_segment(rel, lines[0])
         assert idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall() == after
 
@@ -689,3 +689,15 @@ def test_an_index_from_version_4_gets_its_persons_on_the_next_sync(ws: Workspace
         conn.close()
     with open_index(ws, readonly=True) as s:
         assert s.rank("Where do I live after the move?")[0].uid == "c:1"
+
+
+def test_a_damaged_index_is_told_from_a_busy_one_by_code_or_by_message(tmp_path: Path) -> None:
+    """SQLite's error code on sqlite3 errors is Python 3.11+; an error without one (3.10) is judged by its message."""
+    garbage = tmp_path / "x.db"
+    garbage.write_bytes(b"not sqlite " * 500)
+    with pytest.raises(sqlite3.DatabaseError) as raised:
+        sqlite3.connect(garbage).execute("PRAGMA quick_check").fetchone()
+    assert damaged(raised.value)  # with its code (3.11+) or its message (3.10)
+    assert damaged(sqlite3.DatabaseError("file is not a database"))  # built by hand: no code, as on 3.10
+    assert damaged(sqlite3.DatabaseError("database disk image is malformed"))
+    assert not damaged(sqlite3.OperationalError("database is locked"))

@@ -102,7 +102,7 @@ def test_openai_tool_protocols(monkeypatch):
     assert "tools" not in srv.requests[0].body and reply.tool_calls[0].arguments == {"command": "ls"}
     with LoopbackServer("openai", [call("bash", command="ls")], tool_calling=False) as srv:
         llm = make_llm(f"openai:m@{srv.base_url}", tool_protocol="native", **FAST)
-        with pytest.raises(LLMError, match="HTTP 400 .*tool"):
+        with pytest.raises(LLMError, match=r"HTTP 400 .*tool"):
             llm.complete("sys", USER, [BASH])
     with pytest.raises(LLMError, match="tool_protocol must be one of"):
         make_llm("openai:m@http://127.0.0.1:1/v1", tool_protocol="json")
@@ -110,7 +110,7 @@ def test_openai_tool_protocols(monkeypatch):
 
 def test_unreachable_server_gives_up_with_one_error():
     llm = make_llm("openai:m@http://127.0.0.1:9/v1", max_retries=1, **FAST)
-    with pytest.raises(LLMError, match="cannot connect.*gave up after 2 attempts"):
+    with pytest.raises(LLMError, match=r"cannot connect.*gave up after 2 attempts"):
         llm.complete("", USER)
     assert llm.stats.retries == 1
 

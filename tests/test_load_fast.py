@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-from load import case_clients, case_kill  # noqa: E402
-from test_mcp import isolated  # noqa: E402
+from load import case_clients, case_kill
+from test_mcp import isolated
 
 
 def test_concurrent_clients_get_no_error_and_every_id_once(tmp_path: Path) -> None:

@@ -113,7 +113,7 @@ def mutated(change):
     ],
 )
 def test_malformed_sample_names_sample_and_field(tmp_path, change, message):
-    with pytest.raises(DatasetError, match="^sample conv-x") as err:
+    with pytest.raises(DatasetError, match=r"^sample conv-x") as err:
         load_locomo(write(tmp_path, mutated(change)))
     assert message in str(err.value)
 

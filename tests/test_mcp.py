@@ -14,9 +14,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from typer.testing import CliRunner
-
 from conftest import backend_status, require_backend
+from typer.testing import CliRunner
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
@@ -183,7 +182,7 @@ def test_the_tools_over_each_transport(tmp_path: Path, transport: str) -> None:
                 await call(s, "search", workspace="alpha", query="vault code keep"),
                 await call(s, "tree", workspace="alpha", depth=8),
                 await call(s, "run", workspace="alpha",
-                           command=f"cat ../beta/raw/*/units.log notes/leak/*/units.log notes/leak2/*/units.log; "
+                           command="cat ../beta/raw/*/units.log notes/leak/*/units.log notes/leak2/*/units.log; "
                                    "grep -rs zebra- / ; ls -R .. | head -50"),
             ]
             for path in ("../beta/INDEX.md", "notes/leak", "notes/leak/x/units.log", "notes/leak2",

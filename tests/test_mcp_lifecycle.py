@@ -17,8 +17,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-
-from test_mcp import ENV, REPO, call, free_port, horma_mcp, isolated  # noqa: E402  (tests/ is on sys.path)
+from test_mcp import ENV, REPO, call, free_port, horma_mcp, isolated  # tests/ is on sys.path
 
 mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import ClientSession  # noqa: E402

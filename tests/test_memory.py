@@ -77,7 +77,8 @@ def test_jsonl_without_session_groups_by_day(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    ('{"id": "a", "time": "2024-01-01", "actor": "x", "text": "hi"}\n{"id": "b", "ti', "line 2: not valid JSON (truncated file?)"),
+    ('{"id": "a", "time": "2024-01-01", "actor": "x", "text": "hi"}\n{"id": "b", "ti',
+     "line 2: not valid JSON (truncated file?)"),
     ('{"id": "a", "time": "2024-01-01", "actor": "x"}\n', "line 1: missing field 'text'"),
     ('{"id": "a", "time": "2024-01-01", "actor": "x", "text": "hi", "speaker": "y"}\n', "unknown field 'speaker'"),
     ('{"id": 3, "time": "2024-01-01", "actor": "x", "text": "hi"}\n', "field 'id' must be a string, got int"),
@@ -252,7 +253,7 @@ def test_policy_registry_refuses_unknown_names_with_the_choices_and_takes_new_on
         assert not mem.workspace.note_files()
     finally:
         MANAGER_POLICIES.unregister("counting")
-    with pytest.raises(PolicyError, match="choose one of heuristic, llm$"):
+    with pytest.raises(PolicyError, match=r"choose one of heuristic, llm$"):
         policy_class("manager", "counting")
 
 
@@ -425,9 +426,11 @@ def test_a_note_edited_by_hand_between_records_is_read_again(tmp_path, monkeypat
         mem.record(units(4, "2024-01-25 10:00", [("Ben", "Porto has a new ferry to Vigo.")]), slug="ferry")
     # the third mention: pages, and the line the user added stays with the mentions around it
     page = (ws_root / "notes/entities/porto/2024-01.md").read_text()
-    assert page.index("__boat/units.log:3)") < page.index("the user's own note") < page.index("__ferry/units.log:1)") and "3 mention(s)" in page
+    assert page.index("__boat/units.log:3)") < page.index("the user's own note") < page.index("__ferry/units.log:1)")
+    assert "3 mention(s)" in page
     vigo = (ws_root / "notes/entities/vigo.md").read_text()  # its second mention, a month before the first
-    assert "__trip/units.log:2)" in vigo and "__ferry/units.log:1)" in vigo and not (ws_root / "notes/entities/vigo").exists()  # one file
+    assert "__trip/units.log:2)" in vigo and "__ferry/units.log:1)" in vigo
+    assert not (ws_root / "notes/entities/vigo").exists()  # one file
 
 
 def test_the_wrap_an_agent_example_runs(tmp_path):
@@ -465,9 +468,9 @@ def test_llm_agents_in_an_isolated_sandbox_cannot_touch_raw(tmp_path, isolated_b
     assert (ws.root / "notes/people/ana.md").is_file()
     script = [call("bash", command="cd raw/2024-01-10T09-00__boat && touch x"),
               call("select", path="units.log", start=3, end=3), call("done")]
-    with LoopbackServer("anthropic", script) as srv:
-        with horma.Memory(ws, retriever="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "anthropic")) as mem:
-            ctx = mem.recall("where is the boat kept", budget=50)
+    with LoopbackServer("anthropic", script) as srv, \
+            horma.Memory(ws, retriever="llm", sandbox=isolated_backend, llm=loopback_llm(srv, "anthropic")) as mem:
+        ctx = mem.recall("where is the boat kept", budget=50)
     assert ctx.refs == ["T1:3"] and not (ws.root / "raw/2024-01-10T09-00__boat/x").exists()
 
 

@@ -18,7 +18,7 @@ from loopback import LoopbackServer, call, say, turn
 from horma import Memory
 from horma.history import NotesHistory
 from horma.index import open_index
-from horma.memory_tool import HormaAsyncMemoryTool, HormaMemoryTool, recall_tool
+from horma.memory_tool import HormaAsyncMemoryTool, HormaMemoryTool, _rmtree_fds, recall_tool
 
 REPO = Path(__file__).resolve().parents[1]
 BETAS = ["context-management-2025-06-27"]
@@ -245,3 +245,23 @@ def test_view_folders(tmp_path: Path, path: str) -> None:
     assert out.startswith(f"Here're the files and directories up to 2 levels deep in {path}")
     assert out.endswith("\t/memories/prefs/tea.md") and "//" not in out.split("\n", 2)[-1]
     assert ".horma" not in out and "raw" not in out and "caroline" not in out
+
+
+def test_the_python_3_10_folder_delete_removes_links_without_following_them(tmp_path: Path) -> None:
+    """shutil.rmtree takes dir_fd from Python 3.11 on; 3.10 deletes through os.fwalk's fds (run here on any version)."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    doomed = tmp_path / "base" / "doomed"
+    (doomed / "sub" / "deeper").mkdir(parents=True)
+    (doomed / "a.txt").write_text("a")
+    (doomed / "sub" / "deeper" / "b.txt").write_text("b")
+    (doomed / "sub" / "to-outside").symlink_to(outside)
+    (doomed / "file-link").symlink_to(outside / "keep.txt")
+    fd = os.open(tmp_path / "base", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _rmtree_fds("doomed", fd)
+    finally:
+        os.close(fd)
+    assert not doomed.exists() and (tmp_path / "base").is_dir()
+    assert (outside / "keep.txt").read_text() == "keep"

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import ISOLATED, make_workspace, require_backend
+
 from horma.resources import SANDBOX_BIN
 from horma.sandbox import Limits, Sandbox, View, open_sandbox
 from horma.sandbox.views import Identity, prepare_write_view
@@ -163,7 +163,8 @@ def test_nothing_outside_the_workspace_is_readable(arena: Arena, view: str, host
     # and no file anywhere in the sandbox holds the canary (skipped: the host's read-only /usr, and
     # /dev, whose bind-mounted devices look like regular files to rg's directory walk)
     search = sb.exec(
-        f"rg -uuu -l --no-messages --max-filesize 5M {TOKEN} $(find / -mindepth 1 -maxdepth 1 -type d ! -name proc ! -name sys ! -name usr ! -name dev)",
+        f"rg -uuu -l --no-messages --max-filesize 5M {TOKEN} "
+        "$(find / -mindepth 1 -maxdepth 1 -type d ! -name proc ! -name sys ! -name usr ! -name dev)",
         timeout=30,
     )
     assert search.exit_code in (1, 2) and search.output == "", search.output  # 2: unreadable folders
@@ -180,7 +181,7 @@ def _host_addresses() -> list[str]:
         pass
     finally:
         probe.close()
-    return addrs + ["172.17.0.1"]  # docker's default bridge gateway
+    return [*addrs, "172.17.0.1"]  # docker's default bridge gateway
 
 
 def test_no_network_to_the_host(arena: Arena, host_unchanged):

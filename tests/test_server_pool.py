@@ -9,11 +9,11 @@ import pytest
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from horma.config import Settings
-from horma.history import NotesHistory  # noqa: E402
-from horma.history_packs import MAX_PACKS  # noqa: E402
+from horma.history import NotesHistory
+from horma.history_packs import MAX_PACKS
 from horma.mcp_tools import UnitIn, do_recall, do_record
 from horma.mcp_workspaces import Options, Workspaces
-from horma.server_pool import COMPACT_AT, PoolLimits, WorkspacePool, pack_count  # noqa: E402
+from horma.server_pool import COMPACT_AT, PoolLimits, WorkspacePool, pack_count
 
 
 def units(tag: str, n: int) -> list[UnitIn]:

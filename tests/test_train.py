@@ -131,11 +131,12 @@ def test_sft_trains_on_the_replies_only_tokenized_as_the_hf_provider_reads_them(
             replies.append(message["content"])
     assert ids == reader.transcript.ids and mask == [int(g) for g in reader.transcript.generated]
     runs, run = [], []
-    for token, trained in zip(ids + [None], mask + [0]):
+    for token, trained in zip([*ids, None], [*mask, 0], strict=True):
         if trained:
             run.append(token)
         elif run:
-            runs.append(tokenizer.decode(run)); run = []
+            runs.append(tokenizer.decode(run))
+            run = []
     assert runs == [r + "<|im_end|>" for r in replies] and len(replies) >= 3
     assert sum(mask) < len(mask) / 3  # the system prompt and the observations carry no loss
     cut = tokenize_chat(chat, tokenizer, max_length=len(ids) - 1)
@@ -275,7 +276,7 @@ def with_trajectories(tmp_path_factory) -> tuple[Path, Path, dict, list[dict]]:
 
 
 def test_an_llm_retriever_trajectory_becomes_an_episode_with_its_own_scores(with_trajectories):
-    out, llm_trace, summary, records = with_trajectories
+    _out, llm_trace, summary, records = with_trajectories
     assert [r["source"] for r in records] == ["navigator", f"llm:{llm_trace}", "navigator", "navigator", "navigator"]
     rec = records[1]
     assert rec["id"] == records[0]["id"] == "tiny-1/q0"
@@ -288,7 +289,8 @@ def test_an_llm_retriever_trajectory_becomes_an_episode_with_its_own_scores(with
                      {"name": "select", "arguments": {"path": "units.log", "start": 1, "end": 2}},
                      {"name": "done", "arguments": {}}]
     results = [m["content"] for m in rec["messages"] if m["role"] == "tool"]
-    assert "adopted a dog" in results[0] and results[0].endswith("[exit code 0]") and results[0].count("[exit code") == 1
+    assert "adopted a dog" in results[0] and results[0].endswith("[exit code 0]")
+    assert results[0].count("[exit code") == 1
     assert results[1] == "(no output)\n[exit code 0]"
     assert results[2].startswith(f"selected {SEGMENT}/units.log:1-2 (") and results[3].startswith("done: ")
     # lines 1-2 cover D1:1 (the evidence) and D1:2 (noise): J = 1/2, and the evidence text is all there

@@ -109,7 +109,7 @@ def test_a_reorganize_cut_off_is_finished_by_the_next_record(tmp_path):
         assert len(mem.manager.pending_segments()) == 3
         res = mem.record([Unit("D4:1", "2024-01-04 09:00", "Ana", "Glazed the bowl.")], slug="day-4")
         assert len(res.organized) == 4 and mem.manager.pending_segments() == []
-    assert sessions(ws) == done_before + ["2024-01-04T09-00__day-4.md"]
+    assert sessions(ws) == [*done_before, "2024-01-04T09-00__day-4.md"]
 
 
 def test_reorganize_refuses_a_folder_that_is_not_a_workspace(tmp_path):

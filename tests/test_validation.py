@@ -1,4 +1,5 @@
-"""The validation gate (horma/units.py): what it accepts reads back from raw/ identical, what it refuses changes nothing."""
+"""The validation gate (horma/units.py): what it accepts reads back from raw/ identical, what it refuses changes
+nothing."""
 
 from __future__ import annotations
 
@@ -84,7 +85,8 @@ def test_a_newline_in_time_cannot_forge_an_archive_line(memory):
 @pytest.mark.parametrize("breaker", ["\n", "\u2028", "\u2029", "\x85", "\x1c", "\r\n", "\x0b"])
 def test_a_line_break_in_a_text_is_refused_not_folded(memory, breaker):
     before = tree_state(memory.workspace.root)
-    with pytest.raises(UnitError, match=f"unit 'u1': text holds a line break \\(U\\+{ord(breaker[0]):04X} after 'one'\\)"):
+    message = f"unit 'u1': text holds a line break \\(U\\+{ord(breaker[0]):04X} after 'one'\\)"
+    with pytest.raises(UnitError, match=message):
         memory.record([Unit("u1", "2024-01-01", "Ann", f"one{breaker}two")])
     assert tree_state(memory.workspace.root) == before
 
@@ -202,7 +204,8 @@ def write_jsonl(path: Path, *records: dict) -> Path:
 
 
 def test_jsonl_keeps_json_strings_with_line_separators(tmp_path):
-    f = write_jsonl(tmp_path / "u.jsonl", {"id": "a", "time": "20230508T1356", "actor": "x", "text": "one\u2028two\u2029"})
+    f = write_jsonl(tmp_path / "u.jsonl",
+                    {"id": "a", "time": "20230508T1356", "actor": "x", "text": "one\u2028two\u2029"})
     assert "\u2028" in f.read_text(encoding="utf-8")  # written raw: str.splitlines() would split here
     [seg] = load_jsonl(f)
     assert seg.units == (Unit("a", "2023-05-08 13:56", "x", "one two"),)

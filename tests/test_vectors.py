@@ -120,7 +120,7 @@ def test_another_onnx_model_folder_gets_its_own_id(tmp_path: Path, monkeypatch):
     folder = tmp_path / "mymodel"
     folder.mkdir()
     monkeypatch.setenv("HORMA_EMBED_MODEL", str(folder))
-    with pytest.raises(EmbedError, match="model.onnx and tokenizer.json"):
+    with pytest.raises(EmbedError, match=r"model\.onnx and tokenizer\.json"):
         model_files()
     (folder / "model.onnx").write_bytes(model.read_bytes())
     (folder / "tokenizer.json").write_bytes(tokenizer.read_bytes())
@@ -260,7 +260,7 @@ def memory(tmp_path, request):
     if request.param != "local":
         require_backend(request.param)
     with horma.Memory(tmp_path / "ws", sandbox=request.param) as mem:
-        mem.record(day_units("A", DISTRACTORS[:3] + [PET], "2024-01-02"), slug="monday", time="2024-01-02 09:01")
+        mem.record(day_units("A", [*DISTRACTORS[:3], PET], "2024-01-02"), slug="monday", time="2024-01-02 09:01")
         mem.record(day_units("B", DISTRACTORS[3:], "2024-02-05"), slug="tuesday", time="2024-02-05 09:01")
         yield mem
 
@@ -348,7 +348,7 @@ def test_the_meaning_socket_speaks_one_line_each_way_and_refuses_what_is_not_a_q
     from horma.near_service import MAX_QUERY, NearService
 
     with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
-        mem.record(day_units("A", DISTRACTORS[:3] + [PET], "2024-01-02"), slug="monday", time="2024-01-02 09:01")
+        mem.record(day_units("A", [*DISTRACTORS[:3], PET], "2024-01-02"), slug="monday", time="2024-01-02 09:01")
         folder = str(index_folder(mem.workspace))
     service = NearService(folder)
     try:

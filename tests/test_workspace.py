@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -49,7 +50,8 @@ def test_archive_is_idempotent_by_unit_id(workspace: Workspace):
 
 def test_archived_lines_are_self_describing_and_read_only(workspace: Workspace):
     (f,) = workspace.raw_files()
-    assert f.read_text().splitlines()[0] == "D1:1 | 2023-05-08 13:56 | Caroline: I went to the LGBTQ support group yesterday."
+    first = f.read_text().splitlines()[0]
+    assert first == "D1:1 | 2023-05-08 13:56 | Caroline: I went to the LGBTQ support group yesterday."
     assert oct(f.stat().st_mode & 0o777) == "0o444"
     assert f.parent.name == "2023-05-08T13-56__caroline-melanie"
 
@@ -123,7 +125,8 @@ def test_two_processes_never_write_at_the_same_time(workspace: Workspace, tmp_pa
         for round_ in range(15):
             with ws.writer():
                 t0 = time.monotonic()
-                batch = [Unit(f"C:{i}", "2023-08-01 12:00", sys.argv[2], "hi") for i in range(round_ * 4, round_ * 4 + 8)]
+                batch = [Unit(f"C:{i}", "2023-08-01 12:00", sys.argv[2], "hi")
+                         for i in range(round_ * 4, round_ * 4 + 8)]
                 ws.archive(batch, "concurrent-" + sys.argv[2])
                 time.sleep(0.01)
                 spans.append((t0, time.monotonic()))
@@ -143,7 +146,8 @@ def test_two_processes_never_write_at_the_same_time(workspace: Workspace, tmp_pa
         assert p.returncode == 0
         spans += json.loads(out)
     spans.sort()
-    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), "critical sections overlapped"
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans)), \
+        "critical sections overlapped"
     ids = [r.unit.id for r in Workspace.open(workspace.root).iter_raw() if r.unit.id.startswith("C:")]
     assert sorted(ids) == sorted(f"C:{i}" for i in range(15 * 4 + 4))
 
@@ -161,9 +165,8 @@ def test_the_lock_times_out_with_a_clear_error_and_readers_do_not_block(workspac
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-        with pytest.raises(WorkspaceError, match="another process is writing"):
-            with workspace.writer(timeout=0.3):
-                pass
+        with pytest.raises(WorkspaceError, match="another process is writing"), workspace.writer(timeout=0.3):
+            pass
         assert [r.unit.id for r in workspace.iter_raw()] == ["D1:1", "D1:2", "D1:3"]
         assert workspace.read_note("notes/people/caroline.md").title == "Caroline"
     finally:

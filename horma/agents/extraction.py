@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from horma.agents.speakers import speaker_name
 from horma.core import text as ht
@@ -65,7 +66,12 @@ _RELATIVE: dict[str, tuple[str, int]] = {  # phrase -> (unit, offset)
 _RELATIVE_RE = re.compile(r"\b(" + "|".join(sorted(_RELATIVE, key=len, reverse=True)) + r")\b", re.I)
 _RELATIVE_HINT = re.compile(r"(?:yesterday|tonight|today|tomorrow|last|this|next)", re.I)
 _NOT_ENTITIES = frozenset(
-    ["i", "i'm", "i've", "i'll", "i'd", "im", "ive", "hey", "hi", "oh", "wow", "yeah", "yes", "no", "ok", "okay", "thanks", "thank", "hello", "lol", "haha", "omg", "sure", "cool", "awesome", "great", "good", "nice", "sorry", "please", "congrats", "congratulations", "btw", "totally", "absolutely", "definitely", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+    ["i", "i'm", "i've", "i'll", "i'd", "im", "ive", "hey", "hi", "oh", "wow", "yeah", "yes", "no", "ok", "okay",
+     "thanks", "thank", "hello", "lol", "haha", "omg", "sure", "cool", "awesome", "great", "good", "nice", "sorry",
+     "please", "congrats", "congratulations", "btw", "totally", "absolutely", "definitely", "monday", "tuesday",
+     "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays", "thursdays",
+     "fridays", "saturdays", "sundays", "january", "february", "march", "april", "may", "june", "july", "august",
+     "september", "october", "november", "december"]
 )
 _SENTENCE_PUNCT = frozenset(".!?")  # then a space
 _OPENERS = frozenset("\"“(")
@@ -354,7 +360,7 @@ class SegmentFacts:
 
 
 def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
-            opts: Mapping[str, object]) -> SegmentFacts:
+            opts: Mapping[str, Any]) -> SegmentFacts:
     """The facts of one segment (``located``: its units with their raw line numbers).
 
     ``known`` is read, not changed: names a turn introduces count as known for
@@ -367,7 +373,7 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
     turns: list[Turn] = []
     words = [ht.words(u.text) for _, u in located]  # split once, stemmed in one batch
     stemmed = stems({w for ws in words for w in ws})
-    for (n, u), turn_words in zip(located, words):
+    for (n, u), turn_words in zip(located, words, strict=True):
         day = day_of(u.time)
         found: list[str] = []
         if opts.get("entity_notes", True):

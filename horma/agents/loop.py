@@ -239,7 +239,8 @@ def run_agent(
                     status = "format_errors"
                     error = f"{format_errors} consecutive format errors; last: {observation}"
                     break
-                seen = None if bad else (action, repr(sorted(call.arguments.items())), observation)
+                # a missing call is a format error (bad), so call is set whenever the step is compared
+                seen = None if bad or call is None else (action, repr(sorted(call.arguments.items())), observation)
                 repeats = repeats + 1 if seen is not None and seen == last else 1
                 last = seen
                 if seen is not None and repeats >= limits.max_repeats:

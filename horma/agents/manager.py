@@ -22,6 +22,7 @@ import shlex
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from horma.agents.policies import ManagerPolicy, Organized, OrganizeTask, SandboxedAgent, policy_names
 from horma.leftovers import clean_leftovers
@@ -30,6 +31,9 @@ from horma.record_contract import Conflict, sort_batch
 from horma.sandbox import View
 from horma.units import check_units, normalize_time
 from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
+
+if TYPE_CHECKING:
+    from horma.history import NotesHistory
 
 INGEST_LOG = "ingest.log"
 REORGANIZE_EVENT = "reorganize"  # in the ingest log: every segment archived before it is pending again
@@ -96,7 +100,7 @@ class Manager(SandboxedAgent):
         self._log_offset = 0
         self._rels: dict = {}  # raw units file -> its workspace path (resolving it each record is slow)
         self._settled: set[str] = set()  # segments known to be organized (the log says so)
-        self._history = None  # the notes history, opened on the first record
+        self._history: NotesHistory | None = None  # the notes history, opened on the first record
         self._run: list[str] | None = None  # segments organized inside one_run(), committed at its end
         self._swept = False  # dead writers' temp files removed (once, at the first record)
 
@@ -133,7 +137,8 @@ class Manager(SandboxedAgent):
             except json.JSONDecodeError:
                 continue  # a line torn by a kill
             if isinstance(record, dict) and record.get("event") == "organized":
-                self._organized.add(record.get("segment"))
+                if isinstance(segment := record.get("segment"), str):  # _log always writes one
+                    self._organized.add(segment)
             elif isinstance(record, dict) and record.get("event") == REORGANIZE_EVENT:
                 self._organized.clear()  # every segment is pending again (horma reorganize)
                 self._settled.clear()
@@ -179,7 +184,7 @@ class Manager(SandboxedAgent):
         if not isinstance(slug, str):
             raise WorkspaceError(f"slug must be a string, got {type(slug).__name__}")
         if self.impl.needs_sandbox:
-            self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
+            _ = self.sandbox  # open it (and refuse an unisolated one for an LLM) before anything is written
         meter = Meter(self.llm, self.sandbox_commands)
         ws = self.workspace
         organized: list[str] = []
@@ -187,9 +192,9 @@ class Manager(SandboxedAgent):
             if not self._swept:
                 clean_leftovers(ws.root)  # a killed archive's temp file holds unit text nothing else removes
                 self._swept = True
-            for seg in self.pending_segments():
-                self._organize(seg)
-                organized.append(seg)
+            for pending in self.pending_segments():
+                self._organize(pending)
+                organized.append(pending)
             verdict = sort_batch(ws, units, untimed)
             seg = ws.archive(verdict.new, slug, time) if verdict.new else None
             archived = 0
@@ -267,7 +272,7 @@ class Manager(SandboxedAgent):
             names += f" (+{len(segments) - 3} more)"
         try:
             return self._history.commit(f"{self.policy} manager: organized {names}")
-        except Exception as exc:  # noqa: BLE001 - dulwich and the OS raise many kinds; each is logged
+        except Exception as exc:  # dulwich and the OS raise many kinds; each is logged
             _logger.warning("%s: notes history not written (%s: %s); the next record catches up",
                             self.workspace.root, type(exc).__name__, exc)
             self._log("history_behind", segments[-1], error=f"{type(exc).__name__}: {exc}"[:300])

@@ -248,7 +248,8 @@ def run_episode(task: GameTask, settings: RunSettings) -> dict:
                     per_step_inputs.append(count_tokens(prompt) + got.cost.input_tokens)
                 obs = episode.step(action)
                 actions.append(action)
-                method.record([Unit(f"step{n}", step_time(n), "agent", f"> {action} | {obs}")], f"step-{n}", step_time(n))
+                method.record([Unit(f"step{n}", step_time(n), "agent", f"> {action} | {obs}")], f"step-{n}",
+                              step_time(n))
                 if episode.won:
                     break
     finally:

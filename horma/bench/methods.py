@@ -35,7 +35,7 @@ import time as _time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from horma.config import Settings, load_config
 from horma.core.text import TOKEN_PATTERN, count_tokens
@@ -43,6 +43,9 @@ from horma.errors import BadArgument
 from horma.llm.accounting import Cost
 from horma.registry import Registry
 from horma.workspace import Unit
+
+if TYPE_CHECKING:
+    from horma.bench.flat import FlatIndex
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token rule
 
@@ -291,10 +294,14 @@ class FlatMethod(UnitListMethod):
 
     def __init__(self, workdir: Path, options: MethodOptions | None = None):
         super().__init__(workdir, options)
-        self._index = None
+        self._index: FlatIndex | None = None
         self._indexed = 0
 
     def ready(self) -> None:
+        self._built()
+
+    def _built(self) -> FlatIndex:
+        """The index over the units recorded so far (built again when more came)."""
         from horma.bench.flat import FlatError, FlatIndex
 
         if self._index is None or self._indexed != len(self.units):
@@ -303,11 +310,11 @@ class FlatMethod(UnitListMethod):
             except FlatError as exc:
                 raise MethodError(str(exc)) from None
             self._indexed = len(self.units)
+        return self._index
 
     def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
         t0 = _time.perf_counter()
-        self.ready()
-        ctx = self._index.context(query, self.flat, budget if budget is not None else sum(self._costs))
+        ctx = self._built().context(query, self.flat, budget if budget is not None else sum(self._costs))
         return Retrieved(ctx.text, ctx.tokens, list(ctx.unit_ids), Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
 
 

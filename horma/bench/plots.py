@@ -59,7 +59,8 @@ def label(summary: dict[str, Any]) -> str:
 
 def score_of(overall: dict[str, Any]) -> tuple[str, float] | None:
     """The headline score: judge accuracy, else F1, else strict evidence recall (retrieval-only)."""
-    for key, name in (("judge", "LLM-judge accuracy"), ("f1", "token F1"), ("evidence_recall", "evidence recall (strict)")):
+    for key, name in (("judge", "LLM-judge accuracy"), ("f1", "token F1"),
+                      ("evidence_recall", "evidence recall (strict)")):
         if overall.get(key) is not None:
             return name, float(overall[key])
     return None
@@ -87,7 +88,7 @@ def plot_score_vs_tokens(summaries: list[dict[str, Any]], path: Path) -> Path | 
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4.2), dpi=120)
-    for name, x, (metric, y) in points:
+    for name, x, (_metric, y) in points:
         ax.scatter([x], [y], s=60)
         ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
     ax.set_xscale("log")

@@ -13,7 +13,7 @@ import shutil
 import time as _time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from horma.bench.methods import make_method
 from horma.bench.metrics import jaccard, locomo_f1, says_not_available, strict_evidence_recall, token_f1
@@ -83,7 +83,7 @@ def run_qa_task(task: QATask, settings: RunSettings, todo: Sequence[str], emit: 
         ingest_ms = (_time.perf_counter() - t0) * 1000
         for q in items:
             got = method.recall(q.question, settings.budget, asked=q.asked)
-            rec = {
+            rec: dict[str, Any] = {
                 "id": q.id,
                 "task": task.id,
                 "category": q.category,

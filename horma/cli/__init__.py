@@ -48,7 +48,9 @@ def _flags_take_no_value() -> None:
     from typer.core import TyperOption
 
     shown_type = TyperOption.display_type_rich
-    TyperOption.display_type_rich = lambda self, ctx: None if self.is_flag else shown_type(self, ctx)
+    # patched on purpose (typer has no setting for it); mypy refuses any assignment to a method
+    TyperOption.display_type_rich = (  # type: ignore[method-assign]
+        lambda self, ctx: None if self.is_flag else shown_type(self, ctx))
 
 
 _flags_take_no_value()

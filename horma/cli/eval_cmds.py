@@ -34,21 +34,27 @@ def register(app: typer.Typer) -> None:
 
 
 _METHOD = typer.Option("horma", "--method", "-m",
-                       help="full, truncation, window, bm25, dense, hybrid, dense-notes, horma, or package.module:Class.")
+                       help="full, truncation, window, bm25, dense, hybrid, dense-notes, horma, "
+                            "or package.module:Class.")
 _BUDGET = typer.Option(None, "--budget", "-b", help="Context budget in tokens (default: the benchmark's).")
 _LLM = typer.Option(None, "--llm", help="Primary agent model spec (default: the config's models.primary).")
 _JUDGE = typer.Option(None, "--judge", help="LLM-as-judge model spec (default: no judge; F1 only).")
 _LIMIT = typer.Option(None, "--limit", "-n", help="Run only the first K instances.")
 _WORKERS = typer.Option(1, "--workers", "-w", help="Parallel worker processes (one task each at a time).")
 _OUT = typer.Option(None, "--out", "-o", help="Run folder (default runs/<bench>-<method>-<budget>); re-run to resume.")
-_RETRIEVAL_ONLY = typer.Option(False, "--retrieval-only", help="Measure retrieval only (evidence recall, Jaccard, tokens): no model needed.")
+_RETRIEVAL_ONLY = typer.Option(False, "--retrieval-only",
+                               help="Measure retrieval only (evidence recall, Jaccard, tokens): no model needed.")
 _MANAGER = typer.Option(None, "--manager", help="horma / dense-notes note-writing policy: heuristic (default) or llm.")
-_RETRIEVER = typer.Option(None, "--retriever", help="horma recall policy: heuristic (default) or llm (e.g. a trained checkpoint: --memory-llm hf:CKPT).")
+_RETRIEVER = typer.Option(None, "--retriever", help="horma recall policy: heuristic (default) or llm "
+                                                   "(e.g. a trained checkpoint: --memory-llm hf:CKPT).")
 _POLICY = typer.Option(None, "--policy", help="Shorthand for --manager P --retriever P: one policy for both roles.")
-_MEMORY_LLM = typer.Option(None, "--memory-llm", help="Model spec for the llm manager / retriever (default: --llm, else the config's models.retriever).")
-_BACKEND = typer.Option(None, "--backend", help="Sandbox for horma: auto, docker, bwrap or local (default: the config's).")
+_MEMORY_LLM = typer.Option(None, "--memory-llm", help="Model spec for the llm manager / retriever "
+                                                     "(default: --llm, else the config's models.retriever).")
+_BACKEND = typer.Option(None, "--backend",
+                        help="Sandbox for horma: auto, docker, bwrap or local (default: the config's).")
 _UNSAFE = typer.Option(False, "--unsafe-local", help="Let llm policies run in the local sandbox (no isolation).")
-_CONFIG = typer.Option(None, "--config", "-c", help="Config file (default: $HORMA_CONFIG or ~/.config/horma/config.yaml).")
+_CONFIG = typer.Option(None, "--config", "-c",
+                       help="Config file (default: $HORMA_CONFIG or ~/.config/horma/config.yaml).")
 _JSON = typer.Option(False, "--json", help="Print the summary as JSON on stdout (progress goes to stderr).")
 
 
@@ -132,7 +138,7 @@ def _settings(bench: str, method: str, budget: int | None, default_budget: int, 
 
 
 def _execute(bench: str, tasks: Sequence[Any], settings, identity: dict[str, Any], workers: int,
-             limit: int | None, json_out: bool, columns: Callable[[dict], list[tuple[str, str]]]) -> None:
+             limit: int | None, json_out: bool, columns: Callable[[dict], list[tuple[str, str, str]]]) -> None:
     from horma.bench.plots import write_plots
     from horma.bench.runner import RunError, run_tasks
 
@@ -187,8 +193,8 @@ def qa_columns(overall: dict) -> list[tuple[str, str, str]]:
 
 def agent_columns(overall: dict) -> list[tuple[str, str, str]]:
     cols = [("won", "success", "pct"), ("steps", "steps", "num"), ("tokens_per_step", "tok/step", "int"),
-            ("context_tokens", "ctx tok", "int"), ("llm_calls", "N_call", "num"), ("recall_ms_p50", "recall p50 ms", "ms"),
-            ("recall_ms_p95", "recall p95 ms", "ms")]
+            ("context_tokens", "ctx tok", "int"), ("llm_calls", "N_call", "num"),
+            ("recall_ms_p50", "recall p50 ms", "ms"), ("recall_ms_p95", "recall p95 ms", "ms")]
     return [c for c in cols if c[0] in overall]
 
 
@@ -204,7 +210,8 @@ def summary_table(summary: dict, columns: Callable[[dict], list[tuple[str, str, 
     for cat, agg in summary["categories"].items():
         table.add_row(shown(cat), str(agg["n"]), *(_fmt(agg.get(k), kind) for k, _, kind in cols))
     agg = summary["overall"]
-    table.add_row("[bold]overall[/]", f"[bold]{agg['n']}[/]", *(f"[bold]{_fmt(agg.get(k), kind)}[/]" for k, _, kind in cols))
+    table.add_row("[bold]overall[/]", f"[bold]{agg['n']}[/]",
+                  *(f"[bold]{_fmt(agg.get(k), kind)}[/]" for k, _, kind in cols))
     return table
 
 
@@ -212,7 +219,8 @@ def summary_table(summary: dict, columns: Callable[[dict], list[tuple[str, str, 
 def locomo(
     data: Path = typer.Option(..., "--data", "-d", help="A locomo10.json-format file."),
     split: str = typer.Option("dev", "--split", help="dev (first 7 conversations), test (last 3) or all."),
-    categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo categories: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial."),
+    categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo categories: 1 multi-hop, 2 temporal, "
+                                                                 "3 open-domain, 4 single-hop, 5 adversarial."),
     method: str = _METHOD, budget: int | None = _BUDGET, llm: str | None = _LLM, judge: str | None = _JUDGE,
     limit: int | None = _LIMIT, workers: int = _WORKERS, out: Path | None = _OUT,
     retrieval_only: bool = _RETRIEVAL_ONLY, manager: str | None = _MANAGER, retriever: str | None = _RETRIEVER,
@@ -254,7 +262,7 @@ def longmemeval(
     """LongMemEval: one memory per question from its dated haystack sessions (default budget 50K).
 
     Example: [bold]horma eval longmemeval --data longmemeval_s.json --method horma --llm anthropic:claude-sonnet-5-5 --judge anthropic:claude-sonnet-5-5[/]
-    """
+    """  # noqa: E501 - the example command stays on one line, so it can be copied whole
     from horma.bench.longmemeval import DEFAULT_BUDGET, DEFAULT_TYPES, load_longmemeval
 
     policies = _policies(policy, manager, retriever)
@@ -270,7 +278,8 @@ def longmemeval(
 
 @eval_app.command("alfworld")
 def alfworld(
-    games: Path = typer.Option(..., "--games", "-g", help="Folder of ALFWorld games (official layout or examples/alfworld)."),
+    games: Path = typer.Option(..., "--games", "-g",
+                               help="Folder of ALFWorld games (official layout or examples/alfworld)."),
     split: str | None = typer.Option(None, "--split", help="Keep games whose path contains this (e.g. valid_unseen)."),
     agent: str = typer.Option("llm", "--agent", help="llm (the primary model acts) or expert (the engine's plan)."),
     max_steps: int = typer.Option(50, "--max-steps", help="Horizon per episode."),
@@ -284,7 +293,7 @@ def alfworld(
     """ALFWorld: act for up to 50 steps, recording each step into memory and recalling before each action (default limit 2200 tokens).
 
     Example: [bold]horma eval alfworld --games examples/alfworld --agent expert --method horma[/]
-    """
+    """  # noqa: E501 - typer keeps a docstring's line breaks in --help: a wrapped line would show wrapped there
     from horma.bench.alfworld import DEFAULT_BUDGET, alfworld_tasks, check_installed
 
     policies = _policies(policy, manager, retriever)
@@ -300,7 +309,8 @@ def alfworld(
 
 @eval_app.command("plot")
 def plot(
-    runs: list[Path] = typer.Argument(..., help="Run folders (with summary.json); sibling runs of the same benchmark join each plot."),
+    runs: list[Path] = typer.Argument(..., help="Run folders (with summary.json); "
+                                                "sibling runs of the same benchmark join each plot."),
 ) -> None:
     """Redraw the plots of finished runs (score vs tokens; ALFWorld steps vs tokens per step).
 

@@ -137,7 +137,8 @@ def ingest_locomo(
 
 @ingest_app.command("jsonl")
 def ingest_jsonl(
-    path: Path = typer.Argument(..., help='Units as JSON lines: {"id", "time", "actor", "text"} (+ optional "session").'),
+    path: Path = typer.Argument(...,
+                                help='Units as JSON lines: {"id", "time", "actor", "text"} (+ optional "session").'),
     workspace: Path = typer.Option(..., "--workspace", "-w", help="The workspace folder (created if missing)."),
     manager: str | None = MANAGER_OPT,
     llm: str | None = LLM_OPT,

@@ -47,8 +47,10 @@ def client_config(workspace: Path | None, root: Path | None, fixed: str | None, 
     if (workspace is None) == (root is None):
         raise BadArgument("name one workspace folder, or serve a folder of workspaces with --root DIR")
     args = ["-m", "horma", "mcp"]
-    args += [str(workspace.expanduser().resolve())] if workspace is not None else \
-        ["--root", str(root.expanduser().resolve())] + (["--workspace", fixed] if fixed else [])
+    if workspace is not None:
+        args += [str(workspace.expanduser().resolve())]
+    elif root is not None:  # always, given the check above
+        args += ["--root", str(root.expanduser().resolve())] + (["--workspace", fixed] if fixed else [])
     if backend:
         args += ["--backend", backend]
     return {"mcpServers": {"horma": {"command": sys.executable, "args": args}}}
@@ -60,7 +62,8 @@ def _print_client_config(workspace: Path | None, root: Path | None, fixed: str |
     entry = block["mcpServers"]["horma"]
     err_console.print("Claude Desktop: merge into claude_desktop_config.json (Settings > Developer > Edit Config); "
                       "Cursor: into .cursor/mcp.json or ~/.cursor/mcp.json; Claude Code: claude mcp add horma -- "
-                      f"{shlex.join([entry['command'], *entry['args']])}", highlight=False, soft_wrap=True, markup=False)
+                      f"{shlex.join([entry['command'], *entry['args']])}",
+                      highlight=False, soft_wrap=True, markup=False)
     try:
         import mcp as _  # noqa: F401
     except ImportError:
@@ -122,7 +125,7 @@ def mcp(
 
     Many workspaces behind one server: [bold]horma mcp --root ./memories[/] (each call names its
     workspace; one workspace's calls never see another's files). Needs the extra: pip install -e '.\\[mcp]'
-    """
+    """  # noqa: E501 - the client config block stays on one line, so it can be copied whole
     if print_config:
         _print_client_config(workspace, root, fixed, backend)
         return

@@ -25,7 +25,8 @@ from horma.llm.accounting import Cost
 from horma.memory import Memory
 from horma.workspace import Workspace
 
-NO_LLM = "no LLM available ({reason}); pass --llm SPEC or set the provider's key for an answer; showing the context only"
+NO_LLM = ("no LLM available ({reason}); pass --llm SPEC or set the provider's key for an answer; "
+          "showing the context only")
 
 
 def register(app: typer.Typer) -> None:
@@ -103,7 +104,8 @@ def recall(
 def ask(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
     question: str = typer.Argument(..., help="The question to answer from memory."),
-    llm: str | None = typer.Option(None, "--llm", help="Model spec for the answer (default: the config's models.primary)."),
+    llm: str | None = typer.Option(None, "--llm",
+                                   help="Model spec for the answer (default: the config's models.primary)."),
     budget: int | None = BUDGET_OPT,
     retriever: str | None = RETRIEVER_OPT,
     backend: str | None = BACKEND_OPT,

@@ -172,7 +172,8 @@ def refine_cmd(
     categories: str = typer.Option("2,4,5", "--categories", help="LoCoMo question categories."),
     rounds_: int = typer.Option(1, "--rounds", "-k", min=1, help="Refinement rounds."),
     limit: int = typer.Option(None, "--limit", "-n", min=1, help="Use only the first N questions."),
-    llm: str = typer.Option(None, "--llm", help="Model for answers, feedback and skills (default: config models.primary / models.feedback)."),
+    llm: str = typer.Option(None, "--llm", help="Model for answers, feedback and skills "
+                                                "(default: config models.primary / models.feedback)."),
     judge: str = typer.Option(None, "--judge", help="Judge model; without one, success is F1 >= --success-f1."),
     domain: str = typer.Option(None, "--domain", "-d", help="Skill domain to grow (default: the benchmark's name)."),
     out: Path = typer.Option(None, "--out", "-o", help="Run directory (default: runs/refine-<domain>-<time>)."),
@@ -181,8 +182,10 @@ def refine_cmd(
                                                             "(default: policies.manager / policies.retriever)."),
     backend: str | None = typer.Option(None, "--backend", help="Sandbox backend: auto, docker, bwrap or local "
                                                                "(default: sandbox.backend, auto)."),
-    allow_unsafe_local: bool = typer.Option(False, "--allow-unsafe-local", help="Let an llm policy run in the unisolated local backend."),
-    success_f1: float = typer.Option(0.5, "--success-f1", min=0.0, max=1.0, help="F1 at which an answer counts as a success (no judge)."),
+    allow_unsafe_local: bool = typer.Option(False, "--allow-unsafe-local",
+                                            help="Let an llm policy run in the unisolated local backend."),
+    success_f1: float = typer.Option(0.5, "--success-f1", min=0.0, max=1.0,
+                                     help="F1 at which an answer counts as a success (no judge)."),
     rerun_h: bool = typer.Option(False, "--rerun-h", help="Run H again every round (it does not depend on skills)."),
     max_new: int = typer.Option(8, "--max-new", min=1, help="Most new skills asked for per round."),
     skills_dir: Path = typer.Option(None, "--skills-dir", help=f"Library folder to grow {SKILLS_DIR_HELP}"),
@@ -192,7 +195,7 @@ def refine_cmd(
     """Grow a domain's skill library by contrastive refinement: run tasks with raw history H and managed memory H', learn from where they differ.
 
     Example: [bold]horma refine locomo --data locomo_dev.json --rounds 2 --limit 40 --llm anthropic:claude-sonnet-5-5[/]
-    """
+    """  # noqa: E501 - typer keeps a docstring's line breaks in --help: a wrapped line would show wrapped there
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from horma.bench.methods import MethodOptions

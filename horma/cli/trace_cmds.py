@@ -36,7 +36,8 @@ def _pick(runs: list[Path], run: str) -> Path:
 
 def trace(
     workspace: Path = typer.Argument(..., help="Workspace folder."),
-    run: str | None = typer.Argument(None, help="Run file name (or its prefix, or its number in --list); default the latest."),
+    run: str | None = typer.Argument(None, help="Run file name (or its prefix, or its number in --list); "
+                                                "default the latest."),
     list_runs: bool = typer.Option(False, "--list", "-l", help="List the runs instead of replaying one."),
     role: str | None = typer.Option(None, "--role", help="Only runs of this role (manager, retriever)."),
     full: bool = typer.Option(False, "--full", help="Show whole observations, not the first lines."),

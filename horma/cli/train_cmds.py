@@ -152,12 +152,14 @@ def grpo_cmd(
     episode_steps: int = typer.Option(6, "--episode-steps", help="Actions per episode."),
     temperature: float = typer.Option(1.0, "--temperature", help="Sampling temperature of rollouts."),
     learning_rate: float = typer.Option(1e-6, "--lr", help="Learning rate."),
-    format_penalty: float = typer.Option(0.0, "--format-penalty", help="Reward shaping: minus this per malformed action."),
+    format_penalty: float = typer.Option(0.0, "--format-penalty",
+                                         help="Reward shaping: minus this per malformed action."),
     overflow_penalty: float = typer.Option(0.0, "--overflow-penalty",
                                            help="Reward shaping: minus this per select refused for the budget."),
     lora: bool = _LORA,
     backend: str = typer.Option("auto", "--backend", help="Sandbox for the episodes: auto, docker, bwrap, local."),
-    unsafe_local: bool = typer.Option(False, "--unsafe-local", help="Let the model act in the unisolated local backend."),
+    unsafe_local: bool = typer.Option(False, "--unsafe-local",
+                                      help="Let the model act in the unisolated local backend."),
     as_json: bool = _JSON,
 ) -> None:
     """GRPO (TRL GRPOTrainer) on the reward J(C, E); each rollout is a retrieval episode in the task's sandbox.

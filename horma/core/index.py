@@ -73,7 +73,8 @@ class SearchIndex:
         if row is not None and (row[1] > len(data)):
             raise IndexError_(f"{rel} shrank since it was indexed: run horma index --rebuild")
         if seg_id is None:
-            seg_id = int(self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,)).lastrowid or 0)
+            cur = self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,))
+            seg_id = int(cur.lastrowid or 0)
         units, bodies, actors = [], [], set()
         offset = 0
         lineno = 0
@@ -91,7 +92,7 @@ class SearchIndex:
             offset += width
         lines = text.count("\n")  # the archive ends every line with one
         rowids: list[int] = []
-        for values, body in zip(units, bodies):
+        for values, body in zip(units, bodies, strict=True):
             rowid = self.conn.execute(
                 "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
             ).lastrowid
@@ -99,7 +100,7 @@ class SearchIndex:
             self.conn.execute("INSERT INTO persons(unit, person) VALUES(?, ?)", (rowid, ht.person(ht.words(body))))
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
-            self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies)])
+            self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
         years = {u[5][:4] for u in units if u[5][:4].isdigit()}
         self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
@@ -121,7 +122,8 @@ class SearchIndex:
         for start in range(0, len(texts), EMBED_BATCH):
             coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
             self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
-                                  [(r, q, sc) for r, (q, sc) in zip(rowids[start:start + EMBED_BATCH], coded)])
+                                  [(r, q, sc) for r, (q, sc)
+                                   in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
             self.embedded += len(coded)
 
     def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:

@@ -57,6 +57,6 @@ def read_line(root: str, path: str, offset: int, cache: dict) -> str:
         full = os.path.join(root, path)
         if not inside(root, full):
             raise OSError(errno.ELOOP, "a link out of the workspace")
-        fh = cache[path] = open(full, "rb")
+        fh = cache[path] = open(full, "rb")  # noqa: SIM115 - kept open in the cache on purpose (see the docstring)
     fh.seek(offset)
     return fh.readline().decode("utf-8", errors="replace").rstrip("\n")

@@ -23,7 +23,19 @@ TOKEN_PATTERN = r"\w+|[^\w\s]"
 _TOKEN = _re.compile(TOKEN_PATTERN) if _re else None
 
 STOPWORDS = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "couldn", "did", "didn", "do", "does", "doesn", "doing", "don", "down", "during", "each", "few", "for", "from", "further", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "just", "ll", "let", "me", "more", "most", "mustn", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "re", "s", "same", "shan", "she", "should", "shouldn", "so", "some", "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "ve", "very", "was", "wasn", "we", "were", "weren", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "won", "would", "wouldn", "you", "your", "yours", "yourself", "yourselves", "d", "m", "o", "y", "ma", "hey", "hi", "oh", "wow", "yeah", "yes", "ok", "okay", "really", "thanks", "thank", "hello", "lol", "haha", "also", "much", "many", "get", "got"]
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren", "as", "at",
+     "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could",
+     "couldn", "did", "didn", "do", "does", "doesn", "doing", "don", "down", "during", "each", "few", "for", "from",
+     "further", "had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself", "him",
+     "himself", "his", "how", "i", "if", "in", "into", "is", "isn", "it", "its", "itself", "just", "ll", "let", "me",
+     "more", "most", "mustn", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or",
+     "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "re", "s", "same", "shan", "she", "should",
+     "shouldn", "so", "some", "such", "t", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
+     "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "ve", "very", "was",
+     "wasn", "we", "were", "weren", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with",
+     "won", "would", "wouldn", "you", "your", "yours", "yourself", "yourselves", "d", "m", "o", "y", "ma", "hey", "hi",
+     "oh", "wow", "yeah", "yes", "ok", "okay", "really", "thanks", "thank", "hello", "lol", "haha", "also", "much",
+     "many", "get", "got"]
 )
 
 # Grammatical person: a turn in the first person tells about its speaker ("I moved to Denver"), one in

@@ -91,7 +91,9 @@ def _text(message: dict[str, Any], skipped: Counter[str], where: str) -> str:
 def _reason_to_skip(message: dict[str, Any], where: str) -> str | None:
     role = field_of(field_of(message, "author", dict, where, {}), "role", str, where, "")
     content_type = field_of(field_of(message, "content", dict, where, {}), "content_type", str, where, "text")
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    metadata = message.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     if role == "system" or content_type == "user_editable_context" or metadata.get("is_user_system_message"):
         return "system message"
     if role == "tool" or content_type in _TOOL_CONTENT or message.get("recipient") not in (None, "all"):

@@ -39,7 +39,8 @@ from horma.sources import Segment, SourceError
 from horma.workspace import Unit
 
 ASSISTANT = "Claude"
-_SKIPPED_BLOCKS = {"tool_use": "tool message", "tool_result": "tool message", "thinking": "reasoning block", "redacted_thinking": "reasoning block"}
+_SKIPPED_BLOCKS = {"tool_use": "tool message", "tool_result": "tool message", "thinking": "reasoning block",
+                   "redacted_thinking": "reasoning block"}
 
 
 def _visible(messages: list[Any], leaf: str | None, skipped: Counter[str]) -> list[Any]:

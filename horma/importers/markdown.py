@@ -70,7 +70,8 @@ def file_date(path: Path, meta: dict) -> str:
 def paragraphs(body: str) -> list[tuple[str, str]]:
     """``(heading, paragraph)`` pairs in file order; a heading alone is context, not a unit."""
     out: list[tuple[str, str]] = []
-    heading, block, fenced = "", [], False
+    heading, fenced = "", False
+    block: list[str] = []
 
     def flush() -> None:
         text = "\n".join(block).strip()

@@ -70,8 +70,9 @@ def load(name: str) -> tuple[Any, Any]:
     if gguf:
         # the tensors are dequantized float32 by now: drop the loader's marks, or training refuses a
         # "quantized" model and a saved checkpoint would claim to be GGUF
-        model.hf_quantizer = None
-        model.is_quantized = False
+        # torch types a Module's unknown attributes as Tensor | Module; these two are transformers' plain ones
+        model.hf_quantizer = None  # type: ignore[assignment]
+        model.is_quantized = False  # type: ignore[assignment]
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
     if tokenizer.pad_token is None:
@@ -141,7 +142,7 @@ class HFLLM:
         from transformers import DynamicCache
 
         common = 0
-        for a, b in zip(self._cached_ids, ids[:-1]):  # at least one new token must go through the model
+        for a, b in zip(self._cached_ids, ids[:-1], strict=False):  # at least one new token must go through the model
             if a != b:
                 break
             common += 1

@@ -26,6 +26,7 @@ import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from horma.llm import LLMError
 
@@ -129,7 +130,8 @@ def serve(settings: ServeSettings, on_ready: Callable[[ServeSettings], None] | N
     from llama_cpp.server.app import create_app
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
-    threads = {"n_threads": settings.threads, "n_threads_batch": settings.threads} if settings.threads else {}
+    threads: dict[str, Any] = ({"n_threads": settings.threads, "n_threads_batch": settings.threads}
+                               if settings.threads else {})
     model = ModelSettings(model=str(settings.model), model_alias=settings.name, n_ctx=settings.n_ctx,
                           chat_format=settings.chat_format, verbose=False, **threads)
     try:
@@ -153,5 +155,5 @@ def serve(settings: ServeSettings, on_ready: Callable[[ServeSettings], None] | N
         raise ServeError(f"cannot listen on {settings.host}:{settings.port} (in use, or not an address here)")
 
 
-__all__ = ["AGENT_HINT", "DEFAULT_CHAT_FORMAT", "INSTALL_HINT", "ServeError", "ServeSettings", "bundled_model", "check_host",
-           "check_settings", "serve"]
+__all__ = ["AGENT_HINT", "DEFAULT_CHAT_FORMAT", "INSTALL_HINT", "ServeError", "ServeSettings", "bundled_model",
+           "check_host", "check_settings", "serve"]

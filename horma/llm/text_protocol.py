@@ -62,7 +62,7 @@ def _line_call(call_id: str, line: str, tool: ToolSpec) -> ToolCall:
     if len(parts) > len(params):
         return _error(call_id, f"{tool.name}: too many arguments; usage: {usage_line(tool)}", line)
     args: dict = {}
-    for (name, schema), value in zip(params, parts):
+    for (name, schema), value in zip(params, parts, strict=False):
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]

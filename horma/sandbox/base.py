@@ -73,7 +73,7 @@ class ShellSandbox:
         self.close()
 
     def __del__(self) -> None:  # a forgotten session must not leave processes behind
-        try:
+        try:  # noqa: SIM105 - not contextlib.suppress: __del__ may run at exit, after module globals are cleared
             self.close()
         except Exception:
             pass

@@ -115,7 +115,7 @@ def _bwrap(plan: list[Mount], who: Identity, inner: list[str], source) -> list[s
         args += ["--bind" if m.writable else "--ro-bind", source(m), m.target]
     for target in HIDDEN:  # empty and read-only (so its owner, the sandbox user, cannot fill it)
         args += ["--perms", MASK_MODE, "--size", "4096", "--tmpfs", target, "--remount-ro", target]
-    return args + ["--chdir", SANDBOX_ROOT, "--", *inner]
+    return [*args, "--chdir", SANDBOX_ROOT, "--", *inner]
 
 
 def command(workspace: Path, view: View, limits: Limits, inner: list[str] | None = None,
@@ -171,7 +171,7 @@ def status() -> BackendStatus:
     return BackendStatus("bwrap", True, "bubblewrap works here")
 
 
-def open(workspace: Path, view: View, limits: Limits,  # noqa: A001 - the backend protocol
+def open(workspace: Path, view: View, limits: Limits,  # shadows the builtin open(): the backend protocol names it so
          near_socket: str | None = None) -> BwrapSandbox:
     if view is View.WRITE:
         prepare_write_view(workspace, _identity(workspace))

@@ -23,6 +23,7 @@ reaped only when that owner is provably gone (:func:`owner_gone`).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import shutil
 import socket
@@ -49,7 +50,8 @@ SETUP_HINT = f"run {SETUP_CMD}"
 TMPFS_MB = 64
 MASK_TMPFS = "ro,nosuid,nodev,noexec,size=4k,mode=0000"  # what covers each HIDDEN folder
 # What the docker CLI itself may see of the host environment (it forwards none of it).
-_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY")
+_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH",
+               "DOCKER_TLS_VERIFY")
 
 
 def status() -> BackendStatus:
@@ -198,10 +200,8 @@ def _prune_orphans(client) -> None:
         return  # pruning is best effort: a failed listing must not stop this session from starting
     for c in listed:
         if owner_gone(c.get("Labels") or {}):
-            try:
+            with contextlib.suppress(DockerException):  # gone already, or another session is pruning it
                 client.api.remove_container(c["Id"], force=True)
-            except DockerException:
-                pass  # gone already, or another session is pruning it
 
 
 def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[str]:
@@ -209,10 +209,10 @@ def _exec_argv(container_id: str, who: Identity, env: dict[str, str]) -> list[st
     for key, value in env.items():
         argv += ["-e", f"{key}={value}"]
     # stderr joins stdout inside the container, so both arrive in order before the end marker
-    return argv + [container_id, "bash", "--noprofile", "--norc", "-c", "exec bash --noprofile --norc 2>&1"]
+    return [*argv, container_id, "bash", "--noprofile", "--norc", "-c", "exec bash --noprofile --norc 2>&1"]
 
 
-def open(workspace: Path, view: View, limits: Limits,  # noqa: A001 - the backend protocol
+def open(workspace: Path, view: View, limits: Limits,  # shadows the builtin open(): the backend protocol names it so
          near_socket: str | None = None) -> DockerSandbox:
     import docker
     from docker.errors import DockerException

@@ -11,6 +11,7 @@ the cap, not of the flood.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -192,14 +193,10 @@ class PersistentShell:
     def kill(self) -> None:
         if self.proc is None:
             return
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None:
                 stream.close()

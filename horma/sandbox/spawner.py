@@ -27,6 +27,9 @@ def _spawner() -> ThreadPoolExecutor:
         return _pool
 
 
-def popen(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+def popen(argv: list[str], **kwargs: Any) -> subprocess.Popen[Any]:  # bytes or str, as kwargs say
     """``subprocess.Popen(argv, **kwargs)``, forked by the long-lived spawner thread."""
-    return _spawner().submit(subprocess.Popen, argv, **kwargs).result()
+    def spawn() -> subprocess.Popen[Any]:  # one call: Popen's bytes/str overloads are picked by kwargs
+        return subprocess.Popen(argv, **kwargs)
+
+    return _spawner().submit(spawn).result()

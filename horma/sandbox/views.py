@@ -19,6 +19,7 @@ host user (root) can still read and change them afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from dataclasses import dataclass
@@ -155,10 +156,8 @@ def _agent_folder(workspace: Path) -> None:
     fds = [os.open(workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)]
     try:
         for name in (NOTES_DIR, AGENT_DIR):
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.mkdir(name, dir_fd=fds[-1])
-            except FileExistsError:
-                pass
             try:
                 fds.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fds[-1]))
             except OSError:

@@ -64,7 +64,7 @@ def train_grpo(tasks_path: str | Path, out: str | Path, *, model: str = "smollm2
         return {"prompt_ids": prompt_ids, "completion_ids": completion_ids, "logprobs": None,
                 "env_mask": env_mask, "episode_reward": [e.reward for e in batch]}
 
-    def episode_reward(prompts, completions, episode_reward, **_):  # noqa: ANN001 - TRL's reward signature
+    def episode_reward(prompts, completions, episode_reward, **_):  # TRL's reward signature
         return list(episode_reward)
 
     def batch_stats() -> dict:

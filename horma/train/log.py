@@ -23,7 +23,7 @@ class StepLog(TrainerCallback):
         self.extra = extra
         self.records: list[dict] = []
 
-    def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001 - transformers' signature
+    def on_log(self, args, state, control, logs=None, **kwargs):  # transformers' signature
         logs = logs or {}
         if not any(k in logs for k in ("loss", "reward")):
             return

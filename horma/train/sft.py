@@ -42,7 +42,8 @@ def text_chat(record: dict) -> list[dict]:
             actions = [text_protocol.format_action(
                 ToolCall(c.get("id", ""), c["function"]["name"], dict(c["function"].get("arguments") or {})), tools)
                 for c in m.get("tool_calls") or []]
-            neutral.append({"role": "assistant", "content": "\n".join(x for x in [m.get("content") or "", *actions] if x)})
+            content = "\n".join(x for x in [m.get("content") or "", *actions] if x)
+            neutral.append({"role": "assistant", "content": content})
         elif m["role"] == "tool":
             neutral.append({"role": "tool", "tool_call_id": m.get("tool_call_id", ""), "name": m.get("name", ""),
                             "content": m["content"]})

@@ -115,7 +115,7 @@ def load_export(path: Path, me: str, conversation: Conversation) -> Import:
     skipped: Counter[str] = Counter()
     segments = [seg for where, conv in read_conversations(path)
                 if (seg := conversation(conv, where, me, skipped)) is not None]
-    segments.sort(key=lambda s: s.time)
+    segments.sort(key=lambda s: s.time or "")  # an importer always dates its segments
     return Import(segments, skipped)
 
 

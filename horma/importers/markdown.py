@@ -131,7 +131,7 @@ def load(path: Path, me: str) -> Import:
             skipped["empty file"] += 1
     if not segments and not skipped:
         raise SourceError(f"{path}: no markdown files ({', '.join(SUFFIXES)})")
-    segments.sort(key=lambda s: s.time)
+    segments.sort(key=lambda s: s.time or "")  # an importer always dates its segments
     return Import(segments, skipped)
 
 

@@ -153,3 +153,34 @@ def test_what_the_disk_refuses_is_the_io_code(tmp_path: Path) -> None:
     error = assert_one_error_object(r)
     assert error["code"] == "io" and r.code == EXITS["io"] and "Not a directory" in error["message"], error
     assert assert_one_error_line(cli(*args)) == f"error: {error['message']}"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_ctrl_c_is_the_interrupted_code_said_once(tmp_path: Path, as_json: bool) -> None:
+    """A real SIGINT mid-ingest: exit 130 and one 'interrupted' report, not typer's silent exit."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    source = tmp_path / "units.jsonl"
+    with source.open("w") as fh:  # far more than the ingest gets through before the signal
+        for s in range(200):
+            for i in range(50):
+                when = f"2024-{1 + s // 28:02d}-{1 + s % 28:02d} 10:{i:02d}"
+                fh.write(json.dumps({"id": f"s{s}:{i}", "time": when, "actor": "Ana", "session": f"session-{s}",
+                                     "text": f"Turn {i}: to cove {i}."}) + "\n")
+    ws = tmp_path / "mem"
+    child = subprocess.Popen([sys.executable, "-m", "horma", "ingest", "jsonl", str(source), "--workspace", str(ws),
+                              "--backend", "local", *(["--json"] if as_json else [])],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while not list((ws / "raw").glob("*/units.log")) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)  # interrupt once the ingest is under way
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == EXITS["interrupted"] == 130, (out, err)
+    if as_json:
+        assert err == "" and json.loads(out) == {"error": {"code": "interrupted", "message": "interrupted"}}
+    else:
+        assert out == "" and err == "error: interrupted\n"

@@ -97,6 +97,12 @@ class HormaGroup(TyperGroup):
     """The root command: every error is reported in its ``main``, so the console script, :func:`run` and a
     test's ``CliRunner`` all see the same one line (or JSON object) and exit code."""
 
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # typer would turn Ctrl-C into a silent exit 130: say it like any other stop
+            raise typer.Abort() from None
+
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
         words = list(sys.argv[1:] if args is None else args)

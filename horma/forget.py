@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from horma.core.notes import citations
+from horma.errors import NotFound
 from horma.file_writes import atomic_write
 from horma.forget_selection import Selection
 from horma.history import HISTORY_DIR, NotesHistory
@@ -226,9 +227,9 @@ def _forget(ws: Workspace, selection: Selection, dry_run: bool, progress: Progre
     chosen = [r for r in lines if selection.matches(r)]
     unknown = sorted(selection.units - {r.unit.id for r in lines})
     if unknown:
-        raise WorkspaceError(f"no archived unit with id {', '.join(unknown)}: nothing forgotten")
+        raise NotFound(f"no archived unit with id {', '.join(unknown)}: nothing forgotten")
     if not chosen:
-        raise WorkspaceError("no archived unit matches: nothing forgotten")
+        raise NotFound("no archived unit matches: nothing forgotten")
     by_file: dict[str, set[int]] = {}
     for r in chosen:
         by_file.setdefault(r.path, set()).add(r.lineno)

@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from horma.workspace import RAW_DIR, UNITS_FILE, RawLine, WorkspaceError
+from horma.errors import BadArgument
+from horma.workspace import RAW_DIR, UNITS_FILE, RawLine
 
 _TIME = re.compile(r"\d{4}(-\d{2}(-\d{2}([ T]\d{2}(:\d{2}(:\d{2})?)?)?)?)?")
 
@@ -41,15 +42,15 @@ class Selection:
         """
         texts = [" ".join(t.split()).casefold() for t in texts]
         if any(not t for t in texts):
-            raise WorkspaceError("--match '': give some text (an empty match would forget every unit)")
+            raise BadArgument("--match '': give some text (an empty match would forget every unit)")
         for name, value in (("--before", before), ("--after", after)):
             if value is not None and not _TIME.fullmatch(value.strip()):
-                raise WorkspaceError(f"{name} {value!r}: expected a time like 2024-03-01 or 2024-03-01 18:05")
+                raise BadArgument(f"{name} {value!r}: expected a time like 2024-03-01 or 2024-03-01 18:05")
         segs = frozenset(_segment_path(s) for s in segments)
         sel = cls(frozenset(units), frozenset(actors), _normalize_time(before) if before else None,
                   _normalize_time(after) if after else None, segs, frozenset(texts))
         if not (sel.units or sel.actors or sel.before or sel.after or sel.segments or sel.texts):
-            raise WorkspaceError("say what to forget: --unit, --match, --actor, --before, --after or --segment")
+            raise BadArgument("say what to forget: --unit, --match, --actor, --before, --after or --segment")
         return sel
 
     def matches(self, raw: RawLine) -> bool:
@@ -71,7 +72,7 @@ def _segment_path(value: str) -> str:
     if parts and parts[-1] == UNITS_FILE:
         parts = parts[:-1]
     if len(parts) != 1 or parts[0] in (".", ".."):
-        raise WorkspaceError(f"--segment {value!r}: give a raw segment folder (see `horma tree WS`)")
+        raise BadArgument(f"--segment {value!r}: give a raw segment folder (see `horma tree WS`)")
     return f"{RAW_DIR}/{parts[0]}/{UNITS_FILE}"
 
 

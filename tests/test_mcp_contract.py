@@ -23,7 +23,8 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import ClientSession, McpError, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-CODED = re.compile(r"^(bad_argument|bad_unit|bad_path|workspace|sandbox|provider|unknown_tool|internal): \S")
+CODED = re.compile(r"^(failed|bad_argument|bad_unit|bad_path|not_found|workspace|config|provider|sandbox|missing_extra|"
+                   r"unknown_tool|internal): \S")  # docs/errors.md's codes, and the two only MCP has
 TURNS = [
     {"id": "d1:1", "time": "2024-03-02T09:15:00+01:00", "actor": "user", "text": "My sister Ana moves to Lisbon."},
     {"id": "d1:2", "actor": "assistant", "text": "Lisbon is lovely in June."},
@@ -138,8 +139,8 @@ def test_forget_and_delete_note_dry_run_first(tmp_path: Path) -> None:
             # the server read the workspace afresh: the forgotten id is new again, not 'unchanged'
             back = (await s.call_tool("record", {"units": [TURNS[2]]})).structuredContent
             assert back["ids"]["archived"] == ["d1:3"]
-            assert "no archived unit with id nope" in await coded(s, "workspace", "forget", units=["nope"])
-            assert "say what to forget" in await coded(s, "workspace", "forget")
+            assert "no archived unit with id nope" in await coded(s, "not_found", "forget", units=["nope"])
+            assert "say what to forget" in await coded(s, "bad_argument", "forget")
 
             agent_writes(ws, "/memories/plan.md", "- call Ana on Sunday\n")
             assert "notes/agent/plan.md:1:- call Ana on Sunday" in await call(s, "search", query="call Ana Sunday")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from horma.errors import BadArgument, MissingExtra, NotFound
 from horma.llm import LLMError
 
 INSTALL_HINT = "pip install -e '.[local]'"
@@ -69,8 +70,8 @@ class ServeSettings:
         return f"openai:{self.name}@{self.base_url}"
 
 
-def _missing(what: str) -> ServeError:
-    return ServeError(f"{what} is not installed: {INSTALL_HINT}")
+def _missing(what: str) -> MissingExtra:
+    return MissingExtra(f"{what} is not installed: {INSTALL_HINT}")
 
 
 def bundled_model() -> Path:
@@ -96,32 +97,32 @@ def check_host(host: str, allow_remote: bool) -> None:
     except ValueError:
         loopback = False
     if not loopback:
-        raise ServeError(f"--host {host} is not a loopback address: the server would answer anyone who can "
-                         "reach it; pass --allow-remote to do that on purpose")
+        raise BadArgument(f"--host {host} is not a loopback address: the server would answer anyone who can "
+                          "reach it; pass --allow-remote to do that on purpose")
 
 
 def check_settings(settings: ServeSettings, allow_remote: bool = False) -> None:
     """Everything that can be refused before the model is loaded."""
     check_host(settings.host, allow_remote)
     if not 0 < settings.port < 65536:
-        raise ServeError(f"--port must be 1..65535, got {settings.port}")
+        raise BadArgument(f"--port must be 1..65535, got {settings.port}")
     if settings.n_ctx < 256:
-        raise ServeError(f"--ctx must be at least 256 tokens, got {settings.n_ctx}")
+        raise BadArgument(f"--ctx must be at least 256 tokens, got {settings.n_ctx}")
     if settings.threads is not None and settings.threads < 1:
-        raise ServeError(f"--threads must be at least 1, got {settings.threads}")
+        raise BadArgument(f"--threads must be at least 1, got {settings.threads}")
     if not settings.model.is_file():
-        raise ServeError(f"{settings.model}: no such model file")
+        raise NotFound(f"{settings.model}: no such model file")
     with settings.model.open("rb") as fh:
         if fh.read(4) != b"GGUF":
-            raise ServeError(f"{settings.model}: not a GGUF file")
+            raise BadArgument(f"{settings.model}: not a GGUF file")
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("uvicorn") is None:
         raise _missing("llama-cpp-python[server]")
     from llama_cpp.llama_chat_format import LlamaChatCompletionHandlerRegistry
 
     formats = LlamaChatCompletionHandlerRegistry()._chat_handlers
     if settings.chat_format not in formats:
-        raise ServeError(f"--chat-format {settings.chat_format!r} is not one llama-cpp-python knows; "
-                         f"e.g. {DEFAULT_CHAT_FORMAT}, chatml-function-calling")
+        raise BadArgument(f"--chat-format {settings.chat_format!r} is not one llama-cpp-python knows; "
+                          f"e.g. {DEFAULT_CHAT_FORMAT}, chatml-function-calling")
 
 
 def serve(settings: ServeSettings, on_ready: Callable[[ServeSettings], None] | None = None) -> None:

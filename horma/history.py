@@ -29,34 +29,33 @@ import datetime as dt
 import difflib
 import os
 import shutil
-import stat
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from dulwich.errors import NotGitRepository
-from dulwich.objects import Blob, Commit, ShaFile, Tree
+from dulwich.objects import Blob, ShaFile
 from dulwich.repo import Repo
 
 from horma.history_files import Snapshot, sync_notes_index, walk_notes, write_snapshot
+from horma.history_objects import (
+    HistoryError,
+    TreeKey,
+    build_tree,
+    commit_of,
+    diff_lines,
+    make_commit,
+    short_rev,
+)
 from horma.history_packs import HISTORY_DIR, clear_stale_locks, compact, drop_leftovers, store_objects
-from horma.workspace import FileSig, Workspace, WorkspaceError
+from horma.workspace import FileSig, Workspace
 
 if TYPE_CHECKING:  # dulwich 1.x types ids and ref names as NewTypes of bytes
     from dulwich.objects import ObjectID
     from dulwich.refs import Ref
 
-REV_LEN = 12  # hex digits of a revision as `horma log` prints it
-AUTHOR = b"horma <horma@localhost>"
-BRANCH = b"refs/heads/main"
 HEAD_REF = cast("Ref", b"HEAD")
-_FILE_MODE = stat.S_IFREG | 0o644
-_DIR_MODE = stat.S_IFDIR
-
-class HistoryError(WorkspaceError):
-    """A bad revision or an unreadable history, worded for the user."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +166,7 @@ class NotesHistory:
         if head != self._head:
             self._blobs.clear()  # another writer committed or rewrote the history: trust nothing cached
             self._trees = {}
-            self._tree = _commit_of(repo, head).tree if head is not None else None
+            self._tree = commit_of(repo, head).tree if head is not None else None
         new: dict[bytes, ShaFile] = {}  # objects this commit adds, written as one pack
         files: dict[str, ObjectID] = {}
         cached: dict[str, tuple[FileSig, ObjectID]] = {}
@@ -181,16 +180,16 @@ class NotesHistory:
                 files[rel] = blob.id
             cached[rel] = (sig, files[rel])
         built: dict[TreeKey, ObjectID] = {}
-        tree = _build_tree(files, new, self._trees, built)
+        tree = build_tree(files, new, self._trees, built)
         if head is not None and self._tree == tree:
             self._blobs, self._head, self._trees = cached, head, built
             return None
-        commit = _make_commit(tree, [head] if head else [], message)
+        commit = make_commit(tree, [head] if head else [], message)
         new[commit.id] = commit
         store_objects(self.path, new, self._known)
         repo.refs.set_if_equals(HEAD_REF, head, commit.id)
         self._blobs, self._head, self._tree, self._trees = cached, commit.id, tree, built
-        return _short(commit.id)
+        return short_rev(commit.id)
 
     def compact(self) -> int:
         """One delta-compressed pack for the whole history (regenerated notes differ by a few lines);
@@ -205,11 +204,11 @@ class NotesHistory:
         head = self.head()
         out: list[Revision] = []
         while repo is not None and head is not None and (limit is None or len(out) < limit):
-            c = _commit_of(repo, head)
+            c = commit_of(repo, head)
             parent = c.parents[0] if c.parents else None
             added = changed = deleted = 0
             for (old_path, new_path), _modes, _ids in repo.object_store.tree_changes(
-                    _commit_of(repo, parent).tree if parent else None, c.tree):
+                    commit_of(repo, parent).tree if parent else None, c.tree):
                 if old_path is None:
                     added += 1
                 elif new_path is None:
@@ -217,7 +216,7 @@ class NotesHistory:
                 else:
                     changed += 1
             when = dt.datetime.fromtimestamp(c.commit_time, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            out.append(Revision(_short(c.id), c.id.decode(), when, c.message.decode("utf-8", "replace").strip(),
+            out.append(Revision(short_rev(c.id), c.id.decode(), when, c.message.decode("utf-8", "replace").strip(),
                                 added, changed, deleted))
             head = parent
         return out
@@ -249,7 +248,7 @@ class NotesHistory:
         repo = self._existing_repo()
         store = repo.object_store
         return {e.path.decode("utf-8", "surrogateescape"): store[e.sha].as_raw_string()
-                for e in store.iter_tree_contents(_commit_of(repo, commit).tree)}
+                for e in store.iter_tree_contents(commit_of(repo, commit).tree)}
 
     def diff(self, rev_a: str, rev_b: str | None = None) -> str:
         """A unified diff from ``rev_a`` to ``rev_b`` (default: the files on disk now)."""
@@ -261,7 +260,7 @@ class NotesHistory:
             if a == b:
                 continue
             out.extend(difflib.unified_diff(
-                _lines(a), _lines(b), fromfile=f"a/{rel}" if a is not None else "/dev/null",
+                diff_lines(a), diff_lines(b), fromfile=f"a/{rel}" if a is not None else "/dev/null",
                 tofile=f"b/{rel}" if b is not None else "/dev/null"))
         return "".join(out)
 
@@ -278,7 +277,7 @@ class NotesHistory:
         files = self.files_at(target)
         write_snapshot(self.workspace, files, current=self.snapshot())
         sync_notes_index(self.workspace)
-        return self.commit(f"revert to {_short(target)}")
+        return self.commit(f"revert to {short_rev(target)}")
 
     def rewrite(self, transform: Callable[[Snapshot], Snapshot]) -> int:
         """Replay every revision through ``transform`` into a fresh repository that replaces this one.
@@ -300,14 +299,14 @@ class NotesHistory:
             parent: ObjectID | None = None
             known: set[bytes] = set()
             for cid in commits:
-                c = _commit_of(repo, cid)
+                c = commit_of(repo, cid)
                 new: dict[bytes, ShaFile] = {}
                 ids: dict[str, ObjectID] = {}
                 for rel, data in transform(self.files_at(cid)).items():
                     blob = Blob.from_string(data)
                     new[blob.id] = blob
                     ids[rel] = blob.id
-                commit = _make_commit(_build_tree(ids, new), [parent] if parent else [],
+                commit = make_commit(build_tree(ids, new), [parent] if parent else [],
                                       c.message.decode("utf-8", "replace"), when=c.commit_time)
                 new[commit.id] = commit
                 store_objects(fresh_path, new, known)
@@ -334,82 +333,9 @@ class NotesHistory:
         head = self.head()
         while repo is not None and head is not None:
             out.append(head)
-            parents = _commit_of(repo, head).parents
+            parents = commit_of(repo, head).parents
             head = parents[0] if parents else None
         return out
-
-
-def _commit_of(repo: Repo, commit: ObjectID) -> Commit:
-    """The commit object an id names; HistoryError if the id names another kind of object."""
-    obj = repo[commit]
-    if not isinstance(obj, Commit):
-        raise HistoryError(f"{commit.decode()}: not a commit in the notes history")
-    return obj
-
-
-def _short(commit: bytes) -> str:
-    return commit.decode()[:REV_LEN]
-
-
-def _lines(data: bytes | None) -> list[str]:
-    if data is None:
-        return []
-    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n\\ No newline at end of file\n"
-    return lines
-
-
-def _make_commit(tree: ObjectID, parents: list[ObjectID], message: str, when: int | None = None) -> Commit:
-    c = Commit()
-    c.tree = tree
-    c.parents = parents
-    c.author = c.committer = AUTHOR
-    c.author_time = c.commit_time = int(time.time()) if when is None else when
-    c.author_timezone = c.commit_timezone = 0
-    c.encoding = b"UTF-8"
-    c.message = message.rstrip("\n").encode("utf-8") + b"\n"
-    return c
-
-
-TreeKey = tuple[tuple[bytes, int, "ObjectID"], ...]  # a tree's entries (name, mode, id), sorted by name
-
-
-def _build_tree(files: Mapping[str, ObjectID], new: dict[bytes, ShaFile],
-                stored: dict[TreeKey, ObjectID] | None = None,
-                built: dict[TreeKey, ObjectID] | None = None) -> ObjectID:
-    """The root tree of ``{path: blob id}``; every tree object made goes into ``new``.
-
-    ``stored`` maps the entries of trees already in the store to their ids: a
-    folder whose entries did not change is not made again (serializing and
-    hashing every folder of a large workspace was the part of a commit that
-    grew with the notes). ``built`` receives the entries and id of every tree of this root.
-    """
-    root: dict = {}
-    for rel, blob in files.items():
-        node = root
-        *folders, name = rel.split("/")
-        for part in folders:
-            node = node.setdefault(part, {})
-        node[name] = blob
-
-    def build(node: dict) -> ObjectID:
-        key = tuple(sorted((name.encode("utf-8", "surrogateescape"), _DIR_MODE, build(value))
-                           if isinstance(value, dict) else
-                           (name.encode("utf-8", "surrogateescape"), _FILE_MODE, value)
-                           for name, value in node.items()))
-        tree_id = stored.get(key) if stored is not None else None
-        if tree_id is None:
-            tree = Tree()
-            for name, mode, sha in key:
-                tree.add(name, mode, sha)
-            new[tree.id] = tree
-            tree_id = tree.id
-        if built is not None:
-            built[key] = tree_id
-        return tree_id
-
-    return build(root)
 
 
 __all__ = ["HISTORY_DIR", "HistoryError", "NotesHistory", "Revision"]

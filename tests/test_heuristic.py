@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from horma.agents import mention_notes
-from horma.agents.extraction import anchor_dates, entities, stem, topics
+from horma.agents.extraction import anchor_dates, entities, topics
+from horma.agents.stemming import stem
 from horma.agents.heuristic_manager import manage
 from horma.agents.navigator import navigate
 from horma.agents.trajectory import Trajectory, read_trajectory

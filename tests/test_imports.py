@@ -113,3 +113,28 @@ def test_no_import_circle_among_horma_modules() -> None:
     graph = import_graph()
     assert len(graph) > 100 and "horma.agents.manager" in graph["horma.memory"]
     assert cycles(graph) == []
+
+
+MAX_MODULE_LINES = 400  # issue 20: a module a newcomer reads in one sitting; split by job past this
+
+
+def oversized_modules(package: Path, limit: int = MAX_MODULE_LINES) -> dict[str, int]:
+    """Every ``*.py`` under ``package`` longer than ``limit`` lines (as ``wc -l`` counts), by relative path."""
+    out = {}
+    for path in sorted(package.rglob("*.py")):
+        lines = path.read_bytes().count(b"\n")
+        if lines > limit:
+            out[path.relative_to(package).as_posix()] = lines
+    return out
+
+
+def test_the_size_check_finds_a_long_module(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "long.py").write_text("x = 1\n" * 401, encoding="utf-8")
+    (tmp_path / "short.py").write_text("x = 1\n" * 400, encoding="utf-8")
+    assert oversized_modules(tmp_path) == {"sub/long.py": 401}
+
+
+def test_no_horma_module_is_over_400_lines() -> None:
+    assert len(list(PACKAGE.rglob("*.py"))) > 100
+    assert oversized_modules(PACKAGE) == {}

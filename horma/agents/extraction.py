@@ -1,8 +1,8 @@
 """What the heuristic manager reads out of a segment: pure functions over units, returning plain data.
 
 Nothing here touches the disk or remembers anything between calls (the
-stemmer's memo is a pure function's cache): the manager (``horma.agents.heuristic_manager``)
-passes in what it already knows (entity names seen before) and gets back :class:`SegmentFacts`,
+stemmer's memo, :mod:`horma.agents.stemming`, is a pure function's cache):
+the manager (``horma.agents.heuristic_manager``) passes in what it already knows (entity names seen before) and gets back :class:`SegmentFacts`,
 which it then renders into notes. Keeping extraction apart is what lets it be tested on strings
 and timed on its own.
 
@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import sqlite3
-import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from horma.agents.speakers import speaker_name
+from horma.agents.stemming import stems
 from horma.core import text as ht
-from horma.core.index_schema import TOKENIZER
 from horma.workspace import Unit
 
 GIST_WORDS = 14
@@ -76,64 +74,6 @@ _NOT_ENTITIES = frozenset(
 _SENTENCE_PUNCT = frozenset(".!?")  # then a space
 _OPENERS = frozenset("\"“(")
 _MARKERS = frozenset("*-#>•|_")
-
-
-class _Porter:
-    """Porter stems from SQLite's FTS5 ``porter`` tokenizer: the stemmer the search index itself applies.
-
-    The stdlib has it (no import costs 1.6 s, as ``nltk``'s package does), it
-    stems in C, and topic words then meet exactly the terms ``hsearch``
-    matches. Words are stemmed in batches (one insert, one select) and
-    memoised: stemming is a pure function, so the memo cannot go stale.
-    """
-
-    MEMO = 1 << 18  # words; cleared when full
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.memo: dict[str, str] = {}
-        self.db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        self.db.execute(f"CREATE VIRTUAL TABLE w USING fts5(x, tokenize='{TOKENIZER}')")
-        self.db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')")
-
-    def stems(self, words: Iterable[str]) -> dict[str, str]:
-        memo = self.memo
-        out: dict[str, str] = {}
-        new: dict[str, None] = {}
-        for w in words:
-            s = memo.get(w)
-            if s is None:
-                new[w] = None
-            else:
-                out[w] = s
-        if new:
-            batch = list(new)
-            with self.lock:
-                self.db.execute("BEGIN")
-                self.db.executemany("INSERT INTO w(rowid, x) VALUES(?, ?)", enumerate(batch))
-                got = dict(self.db.execute("SELECT doc, term FROM v WHERE offset = 0"))
-                self.db.execute("DELETE FROM w")
-                self.db.execute("COMMIT")
-                if len(memo) + len(batch) > self.MEMO:
-                    memo.clear()
-                for i, w in enumerate(batch):
-                    memo[w] = out[w] = got.get(i, w)
-        return out
-
-
-@lru_cache(maxsize=1)
-def _porter() -> _Porter:
-    return _Porter()
-
-
-def stems(words: Iterable[str]) -> dict[str, str]:
-    """A mapping that holds the Porter stem of every word in ``words`` (lower-cased words)."""
-    return _porter().stems(words)
-
-
-def stem(word: str) -> str:
-    """Porter stem of a lower-cased word ('painted', 'painting', 'paints' -> 'paint')."""
-    return stems((word,))[word]
 
 
 @lru_cache(maxsize=1)
@@ -398,5 +338,5 @@ def extract(segment: str, located: list[tuple[int, Unit]], known: KnownNames,
 
 __all__ = [
     "GIST_WORDS", "MENTION_WORDS", "TOPICS", "KnownNames", "SegmentFacts", "Turn", "anchor_dates", "day_of",
-    "entities", "extract", "known_in", "numbers", "snippet", "stem", "stems", "topics",
+    "entities", "extract", "known_in", "numbers", "snippet", "topics",
 ]

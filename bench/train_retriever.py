@@ -30,14 +30,14 @@ from rich.table import Table
 
 from horma.agents.loop import RunLimits
 from horma.bench.metrics import mean
-from horma.train.environment import RetrievalEnvironment, Task, load_tasks
+from horma.train.environment import RetrievalEnvironment, RetrievalTask, load_tasks
 from horma.train.export import export
 from horma.train.reward import Shaping
 
 console = Console(stderr=True)
 
 
-def _episodes(model: str, tasks: list[Task], settings: dict) -> list[dict]:
+def _episodes(model: str, tasks: list[RetrievalTask], settings: dict) -> list[dict]:
     """One worker's share of an evaluation: its own model copy, torch threads and sandboxes."""
     import torch
 
@@ -57,7 +57,7 @@ def _episodes(model: str, tasks: list[Task], settings: dict) -> list[dict]:
     return out
 
 
-def evaluate(model: str, tasks: list[Task], args: argparse.Namespace) -> dict:
+def evaluate(model: str, tasks: list[RetrievalTask], args: argparse.Namespace) -> dict:
     """Every held-apart task as a greedy episode, split over ``--workers`` processes.
 
     Why processes: decoding a 135M model is bound by per-token overhead, not

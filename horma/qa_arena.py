@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from horma.refine import H_PRIME, H, Outcome, Task
+from horma.refine import H_PRIME, H, Outcome, RefineTask
 
 
 class QAArena:
@@ -38,16 +38,16 @@ class QAArena:
         items = [(t, q) for t in self.qa_tasks for q in t.items]
         self._items = items[:limit] if limit is not None else items
 
-    def tasks(self) -> list[Task]:
+    def tasks(self) -> list[RefineTask]:
         return [
-            Task(id=q.id, question=q.question, category=q.category,
+            RefineTask(id=q.id, question=q.question, category=q.category,
                  reference=q.reference if q.reference is not None
                  else "(not in the history: the right answer says it is not mentioned)",
                  evidence="\n".join(f"{e}: {text}" for e, text in zip(q.evidence, q.evidence_texts, strict=False)))
             for _, q in self._items
         ]
 
-    def run(self, condition: str, tasks: Sequence[Task], workdir: Path,
+    def run(self, condition: str, tasks: Sequence[RefineTask], workdir: Path,
             advance: Callable[[], None]) -> dict[str, Outcome]:
         from horma.bench.methods import make_method
         from horma.bench.qa import answer_question

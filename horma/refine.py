@@ -58,7 +58,7 @@ CONDITIONS = (H, H_PRIME)
 
 
 @dataclass(frozen=True)
-class Task:
+class RefineTask:
     """One task as refinement sees it. ``evidence`` is the raw text the answer rests on, if known."""
 
     id: str
@@ -99,9 +99,9 @@ class Arena(Protocol):
 
     domain: str
 
-    def tasks(self) -> list[Task]: ...
+    def tasks(self) -> list[RefineTask]: ...
 
-    def run(self, condition: str, tasks: Sequence[Task], workdir: Path,
+    def run(self, condition: str, tasks: Sequence[RefineTask], workdir: Path,
             advance: Callable[[], None]) -> dict[str, Outcome]: ...
 
 
@@ -214,7 +214,7 @@ def shorten(text: str, cap: int) -> tuple[str, bool]:
     return f"{head}\n[... {len(spans) - 2 * half} tokens left out ...]\n{tail}", True
 
 
-def feedback_prompt(kind: str, task: Task, h: Outcome, hp: Outcome, skills: Sequence[Skill],
+def feedback_prompt(kind: str, task: RefineTask, h: Outcome, hp: Outcome, skills: Sequence[Skill],
                     cap: int) -> str:
     h_context, h_cut = shorten(h.context, cap)
     hp_context, hp_cut = shorten(hp.context, cap)
@@ -278,7 +278,7 @@ def refine(arena: Arena, llm: ChatModel, out: Path, config: RefineConfig,
     return report
 
 
-def _round(arena: Arena, llm: ChatModel, log: RunLog, system: str, tasks: list[Task], r: int,
+def _round(arena: Arena, llm: ChatModel, log: RunLog, system: str, tasks: list[RefineTask], r: int,
            rdir: Path, config: RefineConfig, h_cache: dict[str, Outcome],
            progress: ProgressHook) -> RoundReport:
     library = load_library(arena.domain, root=config.skills_dir)

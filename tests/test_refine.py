@@ -20,7 +20,7 @@ from horma.refine import (
     Outcome,
     RefineConfig,
     RefineError,
-    Task,
+    RefineTask,
     refine,
     shorten,
 )
@@ -53,14 +53,15 @@ class OptionArena:
     def __init__(self) -> None:
         self.runs: list[tuple[str, int]] = []
 
-    def tasks(self) -> list[Task]:
+    def tasks(self) -> list[RefineTask]:
         return [
-            Task("conv-1/q1", "How many marathons did Ann run?", "3", "single-hop", "D1:1 Ann: I ran 3 marathons"),
-            Task("conv-1/q2", "When did Ann move?", "May 2023", "temporal"),
-            Task("conv-1/q3", "Who is Bob?", "Ann's friend", "single-hop"),
+            RefineTask("conv-1/q1", "How many marathons did Ann run?", "3", "single-hop",
+                       "D1:1 Ann: I ran 3 marathons"),
+            RefineTask("conv-1/q2", "When did Ann move?", "May 2023", "temporal"),
+            RefineTask("conv-1/q3", "Who is Bob?", "Ann's friend", "single-hop"),
         ]
 
-    def run(self, condition: str, tasks: Sequence[Task], workdir: Path,
+    def run(self, condition: str, tasks: Sequence[RefineTask], workdir: Path,
             advance: Callable[[], None]) -> dict[str, Outcome]:
         workdir.mkdir(parents=True, exist_ok=True)
         options = heuristic_options(self.domain)
@@ -202,7 +203,7 @@ def test_broken_library_fails_before_any_llm_call(lib: Path, tmp_path: Path) -> 
 
 def test_no_tasks_is_an_error(lib: Path, tmp_path: Path) -> None:
     class Empty(OptionArena):
-        def tasks(self) -> list[Task]:
+        def tasks(self) -> list[RefineTask]:
             return []
 
     with pytest.raises(RefineError, match="no tasks"):

@@ -132,7 +132,7 @@ def game_data(game: Game) -> dict[str, Any]:
     }
 
 
-class Episode:
+class GameEnv:
     """One game in the engine: ``reset`` gives the intro, ``step`` the feedback; names demangled."""
 
     def __init__(self, game: Game, expert: bool):
@@ -219,7 +219,7 @@ def run_episode(task: GameTask, settings: RunSettings) -> dict:
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True)
     llm = settings.make_llm("primary", settings.llm) if task.agent == "llm" else None
-    episode = Episode(task.game, expert=task.agent == "expert")
+    episode = GameEnv(task.game, expert=task.agent == "expert")
     actions: list[str] = []
     per_step_inputs: list[int] = []
     per_step_context: list[int] = []

@@ -46,7 +46,11 @@ class RunError(HormaError):
     """The run cannot start or continue as asked; worded for the user."""
 
 
-class Task(Protocol):
+class BenchTask(Protocol):
+    """One unit of work for the eval runner: a slice of a benchmark (a conversation's questions, a game) that
+    answers for some instance ids and, run in a worker, emits one record per instance. Not refinement's
+    :class:`horma.refine.RefineTask` nor training's :class:`horma.train.environment.RetrievalTask`."""
+
     id: str
 
     def instance_ids(self) -> list[str]: ...
@@ -106,14 +110,14 @@ class RunResult:
     errors: list[dict[str, Any]]
 
 
-def collect_task(task: Task, settings: RunSettings, todo: Sequence[str]) -> list[dict]:
+def collect_task(task: BenchTask, settings: RunSettings, todo: Sequence[str]) -> list[dict]:
     """Run one task and return its records: the unit of work for any executor (a process, Ray)."""
     out: list[dict] = []
     task.run(settings, todo, out.append)
     return out
 
 
-def _stream_task(task: Task, settings: RunSettings, todo: Sequence[str], sink: Any) -> None:
+def _stream_task(task: BenchTask, settings: RunSettings, todo: Sequence[str], sink: Any) -> None:
     """Worker-process entry: stream records back through ``sink`` as they are made."""
     task.run(settings, todo, sink.put)
 
@@ -171,7 +175,7 @@ def _check_run_info(out: Path, info: dict) -> None:
 
 # -- running ----------------------------------------------------------------------
 def run_tasks(
-    tasks: Sequence[Task],
+    tasks: Sequence[BenchTask],
     settings: RunSettings,
     identity: dict[str, Any],
     *,
@@ -194,7 +198,7 @@ def run_tasks(
     out.mkdir(parents=True, exist_ok=True)
     info = {**identity, **settings.identity()}
     _check_run_info(out, info)
-    selected: list[tuple[Task, list[str]]] = []
+    selected: list[tuple[BenchTask, list[str]]] = []
     count = 0
     for task in tasks:
         ids = task.instance_ids()
@@ -240,7 +244,7 @@ def run_tasks(
     return RunResult(out, summary, records, resumed, len(records) - resumed, errors)
 
 
-def _run_parallel(plan: list[tuple[Task, list[str]]], settings: RunSettings, workers: int,
+def _run_parallel(plan: list[tuple[BenchTask, list[str]]], settings: RunSettings, workers: int,
                   accept: Callable[[dict], None]) -> list[dict]:
     ctx = mp.get_context("spawn")  # no fork of a process that holds threads and open sandboxes
     errors: list[dict] = []

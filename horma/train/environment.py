@@ -24,7 +24,7 @@ from horma.workspace import Workspace, WorkspaceError
 
 
 @dataclass(frozen=True)
-class Task:
+class RetrievalTask:
     """One line of ``grpo.jsonl``: a question, the workspace that holds its conversation, its evidence."""
 
     id: str
@@ -39,7 +39,7 @@ class Task:
                 "evidence_texts": list(self.evidence_texts), "budget": self.budget}
 
 
-def load_tasks(path: str | Path) -> list[Task]:
+def load_tasks(path: str | Path) -> list[RetrievalTask]:
     """Read ``grpo.jsonl``; WorkspaceError naming the line when one is malformed."""
     p = Path(path)
     if problem := file_problem(p):
@@ -50,7 +50,7 @@ def load_tasks(path: str | Path) -> list[Task]:
             continue
         try:
             d = json.loads(line)
-            tasks.append(Task(str(d["id"]), str(d["query"]), str(d["workspace"]), tuple(d["evidence"]),
+            tasks.append(RetrievalTask(str(d["id"]), str(d["query"]), str(d["workspace"]), tuple(d["evidence"]),
                               tuple(d.get("evidence_texts") or ()), int(d["budget"])))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise WorkspaceError(f"{path}:{n}: not a task line ({type(exc).__name__}: {exc})") from None
@@ -61,7 +61,12 @@ def load_tasks(path: str | Path) -> list[Task]:
 
 @dataclass
 class Episode:
-    task: Task
+    """One run of a :class:`RetrievalTask` by the policy model, scored: a GRPO rollout.
+
+    A run read back from a trajectory file, to be replayed, is a
+    :class:`horma.train.trajectories.RecordedRun`."""
+
+    task: RetrievalTask
     refs: list[str]
     tokens: int
     status: str  # the agent loop's: done | max_steps | format_errors | ...
@@ -105,7 +110,7 @@ class RetrievalEnvironment:
         r.llm = llm
         return r
 
-    def run(self, task: Task, llm) -> Episode:
+    def run(self, task: RetrievalTask, llm) -> Episode:
         retriever = self._retriever(task.workspace, llm)
         rec = retriever.recall(task.query, task.budget)
         records = read_trajectory(retriever.workspace.root / rec.trace) if rec.trace else []

@@ -31,14 +31,14 @@ from horma.bench.locomo import QA, Conversation, load_locomo, questions, select_
 from horma.bench.metrics import strict_evidence_recall
 from horma.llm import ToolSpec
 from horma.sandbox import View, open_sandbox
-from horma.train.environment import Task
+from horma.train.environment import RetrievalTask
 from horma.train.reward import evidence_jaccard
 from horma.train.trajectories import (
-    Episode,
+    RecordedRun,
     Skipped,
     TrajectoryError,
     normalize,
-    read_episode,
+    read_recorded_run,
     replay,
     trajectory_files,
 )
@@ -137,16 +137,16 @@ def _plan(convs: list[Conversation], limit: int | None, categories: set[int]) ->
 
 
 def _episodes_by_question(paths: list[Path], plan: list[tuple[Conversation, list[QA]]]
-                          ) -> tuple[dict[str, list[Episode]], list[Skipped]]:
+                          ) -> tuple[dict[str, list[RecordedRun]], list[Skipped]]:
     """Every trajectory read now (the export rebuilds workspaces a path may point into), grouped by question."""
     asked: dict[str, int] = {}
     for _, qs in plan:
         for qa in qs:
             asked[normalize(qa.question)] = asked.get(normalize(qa.question), 0) + 1
-    found: dict[str, list[Episode]] = {}
+    found: dict[str, list[RecordedRun]] = {}
     skipped: list[Skipped] = []
     for path in trajectory_files(paths):
-        ep = read_episode(path)
+        ep = read_recorded_run(path)
         if isinstance(ep, Skipped):
             skipped.append(ep)
         elif normalize(ep.query) not in asked:
@@ -215,7 +215,7 @@ def export(data: str | Path, out: str | Path, *, split: str = "dev", limit: int 
                         jac.append(j)
                         rec.append(r if r is not None else 0.0)
                         texts = tuple(conv.unit(e).text for e in qa.evidence)
-                        task = Task(qid, qa.question, str(ws.root.resolve()), qa.evidence, texts, budget)
+                        task = RetrievalTask(qid, qa.question, str(ws.root.resolve()), qa.evidence, texts, budget)
                         grpo.write(json.dumps(task.as_dict(), ensure_ascii=False) + "\n")
                         tasks += 1
                     else:

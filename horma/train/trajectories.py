@@ -29,7 +29,7 @@ class TrajectoryError(BadArgument, ValueError):
 
 
 @dataclass(frozen=True)
-class Episode:
+class RecordedRun:
     """One retriever run read back from its trajectory file."""
 
     file: str
@@ -65,7 +65,7 @@ def trajectory_files(paths: list[Path]) -> list[Path]:
     return list(dict.fromkeys(out))
 
 
-def read_episode(path: Path) -> Episode | Skipped:
+def read_recorded_run(path: Path) -> RecordedRun | Skipped:
     """The retriever episode in ``path``, or why it is not one."""
     try:
         records = []
@@ -88,12 +88,12 @@ def read_episode(path: Path) -> Episode | Skipped:
             if not isinstance(s.get("action"), str) or not isinstance(s.get("args"), dict) \
                     or not isinstance(s.get("observation"), str):
                 raise TrajectoryError(f"step {s.get('step')}: needs action, args and observation")
-        return Episode(str(path), str(start.get("policy") or "llm"), query, budget, steps)
+        return RecordedRun(str(path), str(start.get("policy") or "llm"), query, budget, steps)
     except (OSError, UnicodeDecodeError, TrajectoryError) as exc:
         return Skipped(str(path), "unparseable", str(exc))
 
 
-def replay(episode: Episode, workspace: Workspace) -> Recall:
+def replay(episode: RecordedRun, workspace: Workspace) -> Recall:
     """The episode's selections made again over ``workspace``; raises TrajectoryError where they differ."""
     ctx = Recall(episode.query, episode.budget, workspace)
     for s in episode.steps:

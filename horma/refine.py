@@ -8,7 +8,7 @@ and ``H`` fails form the *endogenous* set (structure removed noise). One LLM
 call per such task writes contrastive feedback from both contexts; one more
 call turns the round's feedback into new skills (JSON), which are validated,
 de-duplicated against the library, numbered ``exo_NNN`` / ``end_NNN`` and
-appended. The library after each round is kept (``skills/history/``), so
+appended. The library after each round is kept (``history/<domain>/`` in the skills folder), so
 rounds can be compared and rolled back.
 
 Everything lands in the run directory::

@@ -1,6 +1,6 @@
 """The workspace: the file tree that is the agent's memory.
 
-Layout (see DESIGN.md):
+Layout (see docs/architecture.md):
 
 - ``raw/<timestamp>__<slug>/units.log``: the raw archive, written by code only,
   append-only, one self-describing line per unit

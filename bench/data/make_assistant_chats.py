@@ -9,7 +9,7 @@ language, a car), with many turns on neighbouring topics so that the evidence
 is not the only turn that looks relevant. Every turn was written by hand for
 this file; nothing is copied from another dataset.
 
-Categories (bench/data/README.md):
+Categories (docs/benchmarks.md, the dev sets):
   11 paraphrase      the question words are not the evidence turn's words
   12 current value   a fact that changed 2-3 times; the evidence is the turn with the latest value
   13 preference      a like, dislike or constraint stated in passing earlier

@@ -27,7 +27,7 @@ class Answer:
 
 
 def answer(llm, question: str, context: Context) -> Answer:
-    """One plain completion over ``prompts/primary`` with the context's text."""
+    """One plain completion over ``prompts/primary.md.j2`` with the context's text."""
     prompt = render_prompt("primary", question=question, context=context.text)
     meter = Meter(llm)
     reply = llm.complete("", [{"role": "user", "content": prompt}])

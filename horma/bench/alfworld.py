@@ -13,7 +13,7 @@ is asked for a context under the budget (the paper's 1950 / 2200 token
 context limits). Two agents:
 
 - ``llm``: the primary model picks one of the valid commands from the goal,
-  the recalled context and the latest observation (``prompts/alfworld_act``);
+  the recalled context and the latest observation (``prompts/alfworld_act.md.j2``);
 - ``expert``: follows the engine's expert plan (Fast Downward replanning on
   the true state), still recording and recalling through the method, so the
   wrapper, the recording and the token accounting are tested without a model.

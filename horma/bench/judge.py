@@ -69,7 +69,7 @@ def parse_verdict(text: str) -> tuple[bool | None, str]:
 
 
 def judge_answer(llm, question: str, reference: str | None, answer: str, abstain: bool = False) -> Verdict:
-    """One judge call over ``prompts/judge``; an unreadable reply gives ``correct=None``."""
+    """One judge call over ``prompts/judge.md.j2``; an unreadable reply gives ``correct=None``."""
     prompt = render_prompt("judge", question=question, reference=reference or "", answer=answer or "",
                            abstain=abstain)
     reply = llm.complete("", [{"role": "user", "content": prompt}])

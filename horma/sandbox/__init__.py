@@ -78,7 +78,7 @@ class Sandbox(Protocol):
     workspace: Path
     isolated: bool  # False only for ``local``: LLM agents refuse it unless told otherwise
     home: str  # the workspace root as the shell sees it
-    commands: int  # commands run in this session: what a call's Cost counts (sandbox/base.py keeps it)
+    commands: int  # commands run in this session: what a call's Cost counts (horma/sandbox/base.py keeps it)
 
     @property
     def cwd(self) -> str:

@@ -19,6 +19,20 @@ import pytest
 def test_backend():
     pytest.skip("docker sandbox unavailable here: no engine")
 '''
+MARK = '''
+import pytest
+@pytest.mark.skipif(True, reason="needs the alfworld extra")
+def test_game():
+    pass
+'''
+FIXTURE = '''
+import pytest
+@pytest.fixture
+def backend():
+    pytest.skip("bwrap sandbox unavailable here: no user namespaces")
+def test_uses_backend(backend):
+    pass
+'''
 
 
 def run_pytest(tmp_path: Path, body: str, ci: bool) -> subprocess.CompletedProcess[str]:
@@ -32,8 +46,10 @@ def run_pytest(tmp_path: Path, body: str, ci: bool) -> subprocess.CompletedProce
 
 
 @pytest.mark.parametrize("body, reason", [(PROBE, "the xyz extra is not installed"),
-                                          (RUNTIME, "docker sandbox unavailable here: no engine")],
-                         ids=["extra-at-import", "backend-at-run"])
+                                          (RUNTIME, "docker sandbox unavailable here: no engine"),
+                                          (MARK, "needs the alfworld extra"),
+                                          (FIXTURE, "bwrap sandbox unavailable here: no user namespaces")],
+                         ids=["extra-at-import", "backend-at-run", "skipif-mark", "in-a-fixture"])
 def test_skip_outside_ci_fail_in_ci(tmp_path: Path, body: str, reason: str) -> None:
     local = run_pytest(tmp_path, body, ci=False)
     assert local.returncode in (0, 5), local.stdout + local.stderr  # 5: a module-level skip leaves no test to run

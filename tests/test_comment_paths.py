@@ -59,7 +59,7 @@ def shell_prose(source: str) -> list[tuple[int, str]]:
 
 def prose(path: Path) -> list[tuple[int, str]]:
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".py" or text.startswith("#!") and "python" in text.splitlines()[0]:
+    if path.suffix == ".py" or (text.startswith("#!") and "python" in text.splitlines()[0]):
         return python_prose(text)
     if path.suffix == ".sh" or text.startswith("#!"):
         return shell_prose(text)

@@ -16,9 +16,9 @@ import pytest
 
 from horma.agents import mention_notes
 from horma.agents.extraction import anchor_dates, entities, topics
-from horma.agents.stemming import stem
 from horma.agents.heuristic_manager import manage
 from horma.agents.navigator import navigate
+from horma.agents.stemming import stem
 from horma.agents.trajectory import Trajectory, read_trajectory
 from horma.bench.flat import FlatIndex, fill, render_turn, rrf
 from horma.context import Context

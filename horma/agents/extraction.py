@@ -2,9 +2,10 @@
 
 Nothing here touches the disk or remembers anything between calls (the
 stemmer's memo, :mod:`horma.agents.stemming`, is a pure function's cache):
-the manager (``horma.agents.heuristic_manager``) passes in what it already knows (entity names seen before) and gets back :class:`SegmentFacts`,
-which it then renders into notes. Keeping extraction apart is what lets it be tested on strings
-and timed on its own.
+the manager (``horma.agents.heuristic_manager``) passes in what it already
+knows (entity names seen before) and gets back :class:`SegmentFacts`, which it
+then renders into notes. Keeping extraction apart is what lets it be tested on
+strings and timed on its own.
 
 The extractors are cheap on purpose: ingest of long assistant turns must not
 be dominated by note writing, so every pass over a turn's text is one compiled

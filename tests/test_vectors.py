@@ -363,3 +363,39 @@ def test_the_meaning_socket_speaks_one_line_each_way_and_refuses_what_is_not_a_q
         assert _ask(service.path, b"Which pet do I have?\n") == answer  # still serving after bad ones
     finally:
         service.close()
+
+
+# -- how much the words are trusted -------------------------------------------------------------
+SHIN = "Bad news: I have shin splints, and my physical therapist says no running for at least six weeks."
+STOPS = ["Rain made us stop the barbecue early and everyone went inside.",
+         "The bus had to stop twice on the way to work this morning.",
+         "I had to stop by the pharmacy after the meeting to pick up a parcel."]
+REPLIES = ["Oh no, that sounds frustrating. Did you manage to get home dry?",
+           "That sounds like a long morning; you deserve a quiet evening.",
+           "Good that you got the parcel. Was it the one you were waiting for?",
+           "I'm sorry to hear that. Rest, ice and patience: you will be back out there soon."]
+
+
+def test_a_question_in_other_words_than_its_turn_leans_on_meaning(ws: Workspace, monkeypatch):
+    """'What injury forced me to stop jogging?' shares only 'stop' with three turns and no word with the
+    turn that answers it: its best lexical matches hold little of its words' weight, so meaning weighs
+    more (search.SEM_ADAPT) and lifts the answer above the turns that share a common word; a question in
+    a turn's own words keeps the words first."""
+    from horma.core import search
+
+    for day, (said, reply) in enumerate(zip([*STOPS, SHIN], REPLIES, strict=True), 2):  # a turn, a reply
+        archive(ws, day_units(f"S{day}", [said, reply], f"2024-01-{day:02d}"), f"day-{day}")
+    rebuild(ws, full=False)
+    folder = str(index_folder(ws))
+    question = "What injury forced me to stop jogging?"
+    near = nearest(folder, question)
+    with open_index(ws, readonly=True) as s:
+        assert "S5:1" not in [h.uid for h in s.rank(question)]  # no word in common: the words alone miss it
+        leaning = [h.uid for h in s.rank(question, near)]
+        monkeypatch.setattr(search, "SEM_ADAPT", 0.0)
+        fixed = [h.uid for h in s.rank(question, near)]
+        monkeypatch.undo()
+        assert leaning.index("S5:1") < fixed.index("S5:1")
+        assert leaning.index("S5:1") < leaning.index("S4:1") and fixed.index("S5:1") > fixed.index("S4:1")
+        own = "Which pharmacy did I stop by after the meeting?"
+        assert s.rank(own, nearest(folder, own))[0].uid == "S4:1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 from horma.core import text as ht
@@ -24,11 +25,22 @@ MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat a
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
 # Meaning: the host hands in the units nearest the query in embedding space (``--near``) with their
-# cosine similarity; above SEM_FLOOR a similarity scores up to SEM_WEIGHT times the best BM25 match
-# (linearly, the best neighbour scoring most), and then counts like a match: neighbours, sessions.
+# cosine similarity. A similarity above the crowd (the mean of the neighbours handed in, at least
+# SEM_FLOOR) scores up to SEM_WEIGHT times the best BM25 match (linearly, the best neighbour scoring
+# most), and then counts like a match: neighbours, sessions. The crowd sets the floor because how near
+# is near depends on the archive: in a chat among friends about the same few things every turn is
+# fairly near every question (LoCoMo: a mean of 0.44 over the 64 nearest), in a user's chat with an
+# assistant about many things few are (0.20); only what stands above the rest tells anything.
 SEM_WEIGHT = 0.5
 SEM_FLOOR = 0.2
 SEM_RELATIVE = 1
+CROWD_MIN = 8  # fewer neighbours than this (a caller's own short --near list) keep the fixed floor
+# How far the words can be trusted: the share of the query's word weight (idf) that one of its best
+# lexical matches holds. A question in other words than its turn ("what injury forced me to stop
+# jogging?" against "shin splints, no running") matches only its common words; then meaning weighs up
+# to 1 + SEM_ADAPT times more. A question whose words its turn uses keeps the weight above.
+SEM_ADAPT = 1.0
+COVER_TOP = 20  # lexical matches whose words are checked
 # A question in the first person leans toward turns in the first person, one asking "you" toward turns
 # in the second person (horma.core.text.person): in a user's chat with an assistant, "where do I live?"
 # is answered by the user's "we moved to...", not by the assistant's long reply that repeats the words.
@@ -121,10 +133,12 @@ class Searcher:
         scale = max(base.values(), default=1.0)
         if near:
             top_sim = max(near.values()) if SEM_RELATIVE else 1.0
-            span = max(top_sim - SEM_FLOOR, 1e-6)
+            floor = max(SEM_FLOOR, sum(near.values()) / len(near)) if len(near) >= CROWD_MIN else SEM_FLOOR
+            span = max(top_sim - floor, 1e-6)
+            weight = SEM_WEIGHT * (1.0 + SEM_ADAPT * (1.0 - self._cover(words, base))) if SEM_ADAPT else SEM_WEIGHT
             for rowid, sim in near.items():
-                if sim > SEM_FLOOR:
-                    base[rowid] = base.get(rowid, 0.0) + SEM_WEIGHT * scale * (sim - SEM_FLOOR) / span
+                if sim > floor:
+                    base[rowid] = base.get(rowid, 0.0) + weight * scale * (sim - floor) / span
         routed = self._routed(match, scale) if match else {}
         dated = self._dated(query, today)
         if len(dated) > DATE_CAP:
@@ -185,6 +199,26 @@ class Searcher:
                     h.score *= PERSON_BOOST
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
         return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
+
+    def _cover(self, words: list[str], base: dict[int, float]) -> float:
+        """The largest share of the query's idf mass one of its best lexical matches holds (0 to 1)."""
+        if not words or not base:
+            return 0.0
+        top = sorted(base, key=lambda r: -base[r])[:COVER_TOP]
+        n = self.conn.execute("SELECT count(*) FROM units").fetchone()[0] or 1
+        held: dict[int, float] = dict.fromkeys(top, 0.0)
+        total = 0.0
+        for w in words:
+            m = _match([w])
+            df = self.conn.execute("SELECT count(*) FROM (SELECT rowid FROM unit_text WHERE unit_text MATCH ? "
+                                   "LIMIT ?)", (m, MATCH_LIMIT)).fetchone()[0]
+            idf = math.log(1.0 + n / (df + 0.5))
+            total += idf
+            if df:
+                for (r,) in self.conn.execute("SELECT rowid FROM unit_text WHERE unit_text MATCH ? AND rowid IN "
+                                              "(SELECT value FROM json_each(?))", (m, _ids(top))):
+                    held[r] += idf
+        return max(held.values()) / total if total else 0.0
 
     def _rest_of_sessions(self, ranked: list[Hit], session: dict[int, float], paths: dict[int, str]) -> list[Hit]:
         """The unmatched turns of the best-scoring sessions, best session first, each in archive order.

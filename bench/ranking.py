@@ -175,12 +175,12 @@ def main(argv: list[str] | None = None) -> int:
                 ev = set(q["ev"])
                 for b in budgets:
                     fc = index.context(q["q"], method, b)
-                    got = len(ev & set(fc.unit_ids)) / len(ev)
+                    got = len(ev & set(fc.refs)) / len(ev)
                     for key in ((f"flat {method}", b, "all"), (f"flat {method}", b, q["cat"])):
                         recall[key].append(got)
                     tokens[f"flat {method}", b].append(fc.tokens)
                     share[f"flat {method}", b].append(
-                        sum(costs[u] for u in fc.unit_ids if u in ev) / fc.tokens if fc.tokens else 0.0)
+                        sum(costs[u] for u in fc.refs if u in ev) / fc.tokens if fc.tokens else 0.0)
     methods = list(dict.fromkeys(k[0] for k in recall))
     categories = sorted({k[2] for k in recall if k[2] != "all"})
     rows = []

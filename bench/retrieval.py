@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> dict:
                                     t0 = time.perf_counter()
                                     fc = index.context(qa.question, m, b)
                                     ms = (time.perf_counter() - t0) * 1000
-                                    scores[m, b].add(conv, qa, fc.text, fc.unit_ids, fc.tokens, ms)
+                                    scores[m, b].add(conv, qa, fc.text, fc.refs, fc.tokens, ms)
                         progress.advance(task)
                 finally:
                     if box is not None:

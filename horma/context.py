@@ -17,31 +17,102 @@ is kept as a running sum: ``tokens`` and ``room`` cost nothing, a selection
 counts only its own lines (plus its segment's header the first time the
 segment appears), and ``text`` is rendered on demand and cached until the
 next selection changes it.
+
+Two types, one concept each: :class:`Context` is the builder (mutable, bound
+to a workspace, keeping the budget's running sum), and :class:`Recall` is
+what any recall hands back (a pydantic value: the text, its
+:class:`ContextItem` items, the trace and the :class:`~horma.llm.accounting.Cost`),
+whichever method built it: the retriever, a flat baseline, an eval method,
+the MCP server.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, computed_field, field_serializer
 
 from horma.core.text import count_tokens
 from horma.filecheck import file_problem
+from horma.llm.accounting import Cost
 from horma.workspace import RAW_DIR, Workspace, WorkspaceError, parse_raw_line
 
 
-@dataclass
-class ContextItem:
-    path: str
-    start: int
-    end: int
-    text: str
-    tokens: int
-    refs: list[str]
+class ItemSource(BaseModel):
+    """Where one stretch of a context comes from, and why it was picked: a :class:`ContextItem` without its text.
 
-    def as_dict(self) -> dict:
-        return {"path": self.path, "start": self.start, "end": self.end, "text": self.text,
-                "tokens": self.tokens, "refs": self.refs}
+    ``path``/``start``/``end`` name the workspace file and lines (None where
+    the context was not cut from a workspace file: a flat baseline's turn);
+    ``tokens`` is what it cost the budget (for a context's first lines of a
+    segment, their ``[date]`` header too, so a context's items sum to its
+    tokens); ``score`` and ``why`` are the ranking's score and a short reason,
+    where the method that picked it knows them cheaply (None otherwise).
+    A wire that states the context's text once (the MCP ``recall`` tool)
+    lists its items as this.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    path: str | None = None
+    start: int | None = None
+    end: int | None = None
+    tokens: int
+    refs: list[str] = Field(default_factory=list, description="The source unit ids these lines cover.")
+    score: float | None = Field(default=None, description="The ranking's score, where the method knows one.")
+    why: str | None = Field(default=None, description="A short reason it was picked (which signal matched).")
+
+
+class ContextItem(ItemSource):
+    """One stretch of a context: its text, with where it came from (:class:`ItemSource`)."""
+
+    text: str
+
+
+class Recall(BaseModel):
+    """A recall's answer, whichever method built it: the context once, its items, and how it was obtained.
+
+    ``text`` is the rendered context (``context`` in JSON, as ``horma recall
+    --json`` has always printed it); ``refs`` every item's unit ids, first
+    mention first, each once; ``steps``/``trace`` the retrieval's actions and
+    its trajectory file (workspace-relative); ``stop`` how the run ended
+    (``done``, or the limit or fault that ended it) and ``faults`` an LLM
+    run's bad replies by kind (:data:`horma.agents.loop.FAULTS`); ``cost`` its
+    tokens, LLM calls (``N_call``), sandbox commands, wall time and dollars.
+    ``budget`` None: no limit.
+    """
+
+    model_config = ConfigDict(extra="ignore")  # ``refs`` is derived: a dump validates back
+    query: str = ""
+    text: str = Field(default="", validation_alias=AliasChoices("context", "text"), serialization_alias="context")
+    tokens: int = 0
+    budget: int | None = None
+    asked: str | None = None  # YYYY-MM-DD the question was asked on
+    items: list[ContextItem] = Field(default_factory=list)
+    steps: int = 0
+    trace: str | None = None
+    stop: str = "done"
+    faults: dict[str, int] = Field(default_factory=dict)
+    cost: Cost = Field(default_factory=Cost)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def refs(self) -> list[str]:
+        """Every item's refs, first mention first, each once."""
+        return list(dict.fromkeys(r for item in self.items for r in item.refs))
+
+    @field_serializer("cost")
+    def _cost(self, cost: Cost) -> dict[str, Any]:
+        return cost.as_dict()
+
+    @classmethod
+    def of(cls, items: list[ContextItem], text: str, **fields: Any) -> Recall:
+        """A context made of ``items``, rendered as ``text``, costing the sum of their tokens."""
+        return cls(text=text, tokens=sum(i.tokens for i in items), items=items, **fields)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape (``horma recall --json``, the MCP tool, ``ask``'s context)."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 @dataclass(frozen=True)
@@ -153,8 +224,11 @@ class Context:
             blocks.append(f"{self._headers[path]}\n{body}")
         return "\n\n".join(blocks)
 
-    def select(self, path: str, start: int | None = None, end: int | None = None) -> Selection:
+    def select(self, path: str, start: int | None = None, end: int | None = None, *,
+               score: float | None = None, why: str | None = None) -> Selection:
         """Add lines ``start..end`` (1-based, inclusive; default the whole file) and say what happened.
+
+        ``score`` and ``why``, when the caller's ranking knows them, go on the item it adds.
 
         A selection that would overflow the budget is refused, naming how much
         room is left. It costs the lines it reads and adds, whatever the
@@ -217,9 +291,14 @@ class Context:
             refs = _keep_selected([u.id for u in units if u is not None], new)
         else:
             refs = self.workspace.refs_in(text)
-        self.items.append(ContextItem(rel, lo, hi, text, cost, refs))
+        self.items.append(ContextItem(path=rel, start=lo, end=hi, text=text, tokens=cost, refs=refs,
+                                      score=score, why=why))
         return Selection("selected", rel, lo, hi, tokens=cost, left=self.budget - after, budget=self.budget)
 
-    def as_dict(self) -> dict:
-        return {"query": self.query, "context": self.text, "tokens": self.tokens,
-                "items": [i.as_dict() for i in self.items]}
+    def result(self, **trace: Any) -> Recall:
+        """This context as a :class:`Recall` value; ``trace`` sets its other fields (steps, trace, stop, faults, cost)."""
+        return Recall(query=self.query, text=self.text, tokens=self.tokens, budget=self.budget, asked=self.asked,
+                      items=list(self.items), **trace)
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.result().as_dict()

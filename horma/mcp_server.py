@@ -149,7 +149,7 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
         holds about it (once), then each item's file path, line range and source unit ids, and what it cost."""
         got = await call(workspace, lambda s: do_recall(s, query, budget, asked))
         return CallToolResult(content=[TextContent(type="text", text=recall_text(got))],
-                              structuredContent=got.model_dump(mode="json"))
+                              structuredContent=got.as_dict())
 
     @server.tool(annotations=reading("Search"),
                  structured_output=False)

@@ -33,6 +33,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from horma import agent_files, paths
+from horma.context import ItemSource, Recall
 from horma.core.layout import MANAGER_KINDS
 from horma.errors import BadArgument, HormaError
 from horma.forget import Selection, forget
@@ -75,27 +76,17 @@ class UnitIn(BaseModel):
     text: str = Field(description="What was said or done, verbatim, on one line (see 'newlines').")
 
 
-class Item(BaseModel):
-    """Where one stretch of the context comes from."""
+class Recalled(Recall):
+    """The ``recall`` tool's structured output: the one context type (:class:`horma.context.Recall`) and the
+    workspace it came from.
 
-    path: str
-    start: int
-    end: int
-    units: list[str] = Field(description="The source unit ids these lines cover.")
-    tokens: int
-
-
-class Recalled(BaseModel):
-    """A recall: the context once, and where each of its items comes from."""
+    One difference on this wire: the context's text is stated once (``context``), so its items are listed
+    as their :class:`~horma.context.ItemSource` (file, lines, tokens, unit ids, score, why), without the
+    text again: a model client pays for every repeated byte.
+    """
 
     workspace: str
-    query: str
-    context: str
-    tokens: int
-    budget: int
-    items: list[Item]
-    units: list[str] = Field(description="Every source unit id of the context, in order.")
-    cost: dict[str, Any]
+    items: list[ItemSource] = Field(default_factory=list)  # type: ignore[assignment]  # a ContextItem is one
 
 
 # -- errors ------------------------------------------------------------------------------------------------------
@@ -156,15 +147,13 @@ def record_text(done: dict[str, Any]) -> str:
 
 def do_recall(served: Served, query: str, budget: int, asked: str | None = None) -> Recalled:
     ctx = served.memory.recall(query, budget, asked)
-    items = [Item(path=i.path, start=i.start, end=i.end, units=i.refs, tokens=i.tokens) for i in ctx.items]
-    return Recalled(workspace=served.name, query=ctx.query, context=ctx.text, tokens=ctx.tokens, budget=budget,
-                    items=items, units=ctx.refs, cost=ctx.cost.as_dict())
+    return Recalled(workspace=served.name, **dict(ctx))
 
 
 def recall_text(r: Recalled) -> str:
     """The text a model reads: the context, then one line per item naming its lines and units."""
-    refs = [f"{i.path}:{i.start}-{i.end} ({', '.join(i.units) or 'no unit'})" for i in r.items]
-    return r.context + ("\n\n[sources]\n" + "\n".join(refs) if refs else "")
+    refs = [f"{i.path}:{i.start}-{i.end} ({', '.join(i.refs) or 'no unit'})" for i in r.items]
+    return r.text + ("\n\n[sources]\n" + "\n".join(refs) if refs else "")
 
 
 def search_command(query: str, n: int, near_arg: str) -> str:
@@ -245,5 +234,5 @@ def add_deletion_tools(server: FastMCP, call: Callable[..., Awaitable[Any]]) -> 
         return await call(workspace, lambda s: do_delete_note(s, path, confirm))
 
 
-__all__ = ["CodedError", "Item", "Recalled", "UnitIn", "WorkspaceArg", "add_deletion_tools", "coded", "do_delete_note",
+__all__ = ["CodedError", "Recalled", "UnitIn", "WorkspaceArg", "add_deletion_tools", "coded", "do_delete_note",
            "do_forget", "do_recall", "do_record", "error_line", "recall_text", "record_text", "search_command"]

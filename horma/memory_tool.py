@@ -339,7 +339,7 @@ def recall_tool(memory: Memory, budget: int = 1000) -> BetaFunctionTool:
             raise ToolError(str(exc)) from None
         return json.dumps({
             "context": ctx.text, "tokens": ctx.tokens,
-            "items": [{"path": shown_path(i.path), "start": i.start, "end": i.end, "units": i.refs}
+            "items": [{"path": shown_path(i.path or ""), "start": i.start, "end": i.end, "units": i.refs}
                       for i in ctx.items],
             "cost": ctx.cost.as_dict(),
         }, ensure_ascii=False)

@@ -184,6 +184,25 @@ def test_recall_json_is_one_object_with_sources(demo_ws):
     assert "S4:1" in {r for i in out["items"] for r in i["refs"]}
 
 
+def test_recall_json_parses_into_the_one_context_model(demo_ws):
+    from horma.context import ContextItem, Recall
+
+    res = ok(["recall", demo_ws, "When did Priya finish the half marathon?", "--budget", "200", "--json",
+              "--backend", "local"])
+    out = json.loads(res.stdout)
+    # what --json always printed, and what the model adds
+    assert {"query", "context", "tokens", "items", "steps", "trace", "stop", "faults", "cost", "budget"} <= set(out)
+    assert {"refs", "asked"} <= set(out)
+    got = Recall.model_validate(out)
+    assert got.text == out["context"] and got.tokens == out["tokens"] and got.budget == 200
+    assert got.items == [ContextItem.model_validate(i) for i in out["items"]] and got.items
+    assert got.refs == out["refs"] and "S4:1" in got.refs
+    assert sum(i.tokens for i in got.items) == got.tokens  # items sum to the context's tokens, header included
+    assert all(i.why and i.why.startswith("hsearch rank ") for i in got.items)  # the navigator says why
+    assert got.cost.sandbox_commands == out["cost"]["sandbox_commands"] > 0
+    assert got.as_dict() == out  # and back to the same JSON
+
+
 def test_recall_text_shows_sources(demo_ws):
     res = ok(["recall", demo_ws, "Biscuit the cat", "--budget", "150", "--backend", "local"])
     assert "raw/" in res.stdout or "notes/" in res.stdout

@@ -11,12 +11,12 @@ from horma.bench.methods import (
     MemoryMethod,
     MethodError,
     MethodOptions,
-    Retrieved,
     make_method,
     method_class,
 )
 from horma.bench.workspace_methods import note_chunks
 from horma.config import Settings
+from horma.context import ContextItem, Recall
 from horma.core.text import count_tokens
 from horma.history import NotesHistory
 from horma.workspace import Unit
@@ -106,7 +106,7 @@ def test_horma_heuristic_selects_verbatim_turns_with_provenance(tmp_path):
         assert len(ws.raw_files()) == 2 and ws.note_files()  # archived per session, then organized
         with NotesHistory(ws) as history:  # the ingest before ready() is one manager run: one commit
             assert [r.message.split(":")[0] for r in history.log()] == ["heuristic manager"]
-    assert isinstance(got, Retrieved) and 0 < got.tokens <= 200 and got.cost.llm_calls == 0 and got.steps > 0
+    assert isinstance(got, Recall) and 0 < got.tokens <= 200 and got.cost.llm_calls == 0 and got.steps > 0
     assert "D2:2" in got.refs
     assert "I also adopted a grey rabbit called Pebble on Sunday." in got.text
 
@@ -146,7 +146,8 @@ class Echo(MemoryMethod):
         self.last = units[-1]
 
     def recall(self, query, budget):
-        return Retrieved(self.last.text, count_tokens(self.last.text), [self.last.id])
+        item = ContextItem(text=self.last.text, tokens=count_tokens(self.last.text), refs=[self.last.id])
+        return Recall.of([item], item.text, query=query, budget=budget)
 
 
 def test_user_methods_load_by_module_and_class(tmp_path):
@@ -159,7 +160,7 @@ def test_user_methods_load_by_module_and_class(tmp_path):
 @pytest.mark.parametrize("name, message", [
     ("nope", "unknown method 'nope'"),
     ("horma.no_such_module:X", "cannot import"),
-    ("horma.bench.methods:Retrieved", "not a subclass"),
+    ("horma.context:Recall", "not a subclass"),
 ])
 def test_bad_method_names(name, message):
     with pytest.raises(MethodError, match=message):

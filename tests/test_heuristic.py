@@ -405,9 +405,9 @@ def test_flat_bm25_fill_and_fusion():
     order = index.rank("pottery vase for Clara", "bm25")
     assert units[order[0]].id == "D3:2"
     ctx = index.context("pottery vase for Clara", "bm25", 40)
-    assert ctx.tokens <= 40 and "D3:2" in ctx.unit_ids and ctx.tokens == count_tokens(ctx.text)
+    assert ctx.tokens <= 40 and "D3:2" in ctx.refs and ctx.tokens == count_tokens(ctx.text)
     assert render_turn(units[0]).startswith("[8 May 2023] Ada: Hey Bo!")
-    assert fill(units, [0, 1], 5).unit_ids == []
+    assert fill(units, [0, 1], 5).refs == []
     assert rrf([0, 1, 2], [2, 1, 0]) == [0, 2, 1]  # consistent middling beats split extremes only by a hair
     assert rrf([0, 1, 2], [1, 0, 2]) == [0, 1, 2] and rrf([3, 1], [1, 3]) == [1, 3]
 

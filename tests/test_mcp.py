@@ -151,7 +151,7 @@ def test_the_tools_over_each_transport(tmp_path: Path, transport: str) -> None:
             item = got["items"][0]
             assert item["path"] == rec.structuredContent["segment"]
             assert 1 <= item["start"] <= item["end"] <= 3
-            assert "s1:1" in got["units"] and set(item["units"]) <= {"s1:1", "s1:2", "s1:3"}
+            assert "s1:1" in got["refs"] and set(item["refs"]) <= {"s1:1", "s1:2", "s1:3"}
             assert got["cost"]["sandbox_commands"] >= 2 and got["cost"]["wall_ms"] > 0
             assert got["cost"]["llm_calls"] == 0 and got["cost"]["cost_usd"] == 0.0
 

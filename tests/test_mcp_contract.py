@@ -175,7 +175,7 @@ def test_recall_is_compact_and_search_lists_lines(tmp_path: Path) -> None:
             text = res.content[0].text
             assert len(res.content) == 1 and text.startswith(got["context"])
             assert text.count(got["context"]) == 1 and json.dumps(got).count("Lisbon is lovely") == 1
-            assert all(set(i) == {"path", "start", "end", "units", "tokens"} for i in got["items"])
+            assert all(set(i) == {"path", "start", "end", "refs", "tokens", "score", "why"} for i in got["items"])
             assert "[sources]" in text and f"{got['items'][0]['path']}:{got['items'][0]['start']}-" in text
             size = len(text) + len(json.dumps(got))
             assert size < 2 * len(got["context"]) + 1200, (size, len(got["context"]))

@@ -25,6 +25,7 @@ from horma.agents.policies import (
 )
 from horma.agents.retriever import resolve_in_sandbox
 from horma.config import Settings
+from horma.context import Context
 from horma.llm import LLMError
 from horma.memory import as_unit
 from horma.resources import EXAMPLES, SANDBOX_BIN
@@ -351,7 +352,7 @@ def test_llm_manager_writes_notes_and_a_failed_run_is_retried(tmp_path):
 
 def test_primary_answers_from_the_context_only(tmp_path):
     ws = archived_workspace(tmp_path / "mem")
-    ctx = horma.agents.retriever.Recall(query="boat", budget=100, workspace=ws)
+    ctx = Context(query="boat", budget=100, workspace=ws)
     ctx.select("raw/2024-01-10T09-00__boat/units.log", 3, 3)
     with LoopbackServer("anthropic", [say("At the marina in Porto, berth 14.")]) as srv:
         reply = answer(loopback_llm(srv, "anthropic"), "Where is Gull kept?", ctx)

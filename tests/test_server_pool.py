@@ -53,7 +53,7 @@ def test_the_least_recently_used_idle_workspace_is_closed_and_a_busy_one_never(t
         s.after_call(d)  # a is free now and the least recently used
         assert a._memory is None and c._memory is not None and d._memory is not None
         assert s.pool.open_names() == ["c", "d"]
-        assert "Gulla" in do_recall(a, "Which boat sailed?", 200).context  # reopens on its next call
+        assert "Gulla" in do_recall(a, "Which boat sailed?", 200).text  # reopens on its next call
     finally:
         s.close()
 

@@ -35,7 +35,7 @@ async def main(workspace: str) -> None:
         recalled = await session.call_tool("recall", {"query": "Where is Ana moving, and when?", "budget": 300})
         ctx = recalled.structuredContent
         for item in ctx["items"]:
-            print(f"{item['path']}:{item['start']}-{item['end']} units {', '.join(item['units'])}")
+            print(f"{item['path']}:{item['start']}-{item['end']} units {', '.join(item['refs'])}")
         print(ctx["context"])
         cost = ctx["cost"]
         print(f"{ctx['tokens']} tokens, {cost['llm_calls']} LLM calls, {cost['sandbox_commands']} sandbox commands, "

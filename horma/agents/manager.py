@@ -21,8 +21,9 @@ import os
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
 
 from horma.agents.policies import ManagerPolicy, Organized, OrganizeTask, SandboxedAgent, policy_names
 from horma.leftovers import clean_leftovers
@@ -40,18 +41,17 @@ REORGANIZE_EVENT = "reorganize"  # in the ingest log: every segment archived bef
 _logger = logging.getLogger(__name__)
 
 
-@dataclass
-class RecordResult:
-    """What one :meth:`Manager.record` did."""
+class RecordResult(BaseModel):
+    """What one :meth:`Manager.record` did; :meth:`as_dict` is its JSON (``horma record --json``, MCP)."""
 
     segment: str | None  # the new raw units file, or None when every unit was already archived
     archived: int
     skipped: int  # units not archived by this call: unchanged + conflicts
     organized: list[str]  # segments a policy organized in this call (recovered ones first)
-    cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
-    archived_ids: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)  # already archived with the same content (a resend)
-    conflicts: list[Conflict] = field(default_factory=list)  # already archived with other content: not archived
+    cost: Cost = Field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
+    archived_ids: list[str] = Field(default_factory=list)
+    unchanged: list[str] = Field(default_factory=list)  # already archived with the same content (a resend)
+    conflicts: list[Conflict] = Field(default_factory=list)  # already archived with other content: not archived
 
     def as_dict(self) -> dict:
         return {"segment": self.segment, "archived": self.archived, "skipped": self.skipped,
@@ -209,8 +209,9 @@ class Manager(SandboxedAgent):
                 self._run.extend(organized)
             elif organized:
                 self.commit_notes(organized)
-        return RecordResult(seg, archived, len(units) - archived, organized, meter.cost(), [u.id for u in seg_units],
-                            verdict.unchanged, verdict.conflicts)
+        return RecordResult(segment=seg, archived=archived, skipped=len(units) - archived, organized=organized,
+                            cost=meter.cost(), archived_ids=[u.id for u in seg_units], unchanged=verdict.unchanged,
+                            conflicts=verdict.conflicts)
 
     def mark_all_pending(self) -> None:
         """Log that every archived segment needs organizing again (callers hold the writer lock).

@@ -15,7 +15,7 @@ rest of the best sessions; ``layers`` picks the note layers (for ablations).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from horma.context import Context
 from horma.core import text as ht
@@ -49,14 +49,15 @@ def _more(output: str) -> int | None:
     return None
 
 
-def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tuple[str, int]]) -> dict[str, list[int]]:
+def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tuple[str, int]]) -> dict[str, dict[int, int]]:
     """Greedily take ranked lines that fit the room left, costed as the context will render them.
 
     A row is either a raw line (costed here) or, from ``hsearch --refs``, its cost in tokens.
+    Each chosen line maps to its rank: its place among every row ``seen`` so far (1 = the best).
     """
     room = context.room
     segments = {item.path for item in context.items}
-    chosen: dict[str, list[int]] = {}
+    chosen: dict[str, dict[int, int]] = {}
     for path, num, line in hits:
         if (path, num) in seen:
             continue
@@ -72,13 +73,13 @@ def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tupl
         if cost <= room:
             room -= cost
             segments.add(path)
-            chosen.setdefault(path, []).append(num)
+            chosen.setdefault(path, {})[num] = len(seen)
         if room < MIN_ROOM:
             break
     return chosen
 
 
-def _ranges(lines: list[int]) -> list[tuple[int, int]]:
+def _ranges(lines: Iterable[int]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for n in sorted(lines):
         if out and n == out[-1][1] + 1:
@@ -88,11 +89,18 @@ def _ranges(lines: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _select_all(chosen: dict[str, list[int]], context: Context, trajectory) -> None:
-    for path, lines in chosen.items():
-        for start, end in _ranges(lines):
-            got = context.select(path, start, end)
+def _select_all(chosen: dict[str, dict[int, int]], context: Context, trajectory,
+                why: Callable[[int], tuple[float | None, str]]) -> None:
+    """Select each run of chosen lines; ``why`` gives an item's score and reason from its best rank."""
+    for path, ranks in chosen.items():
+        for start, end in _ranges(ranks):
+            score, reason = why(min(ranks[n] for n in range(start, end + 1)))
+            got = context.select(path, start, end, score=score, why=reason)
             trajectory.step("select", {"path": path, "start": start, "end": end}, got.observation())
+
+
+def _hsearch_rank(rank: int) -> tuple[float | None, str]:
+    return None, f"hsearch rank {rank}"  # hsearch --refs prints no score: the rank is what the navigator knows
 
 
 def _grep_fallback(sandbox, context: Context, trajectory) -> None:
@@ -111,7 +119,12 @@ def _grep_fallback(sandbox, context: Context, trajectory) -> None:
             text = unit.text.lower()
             scored.append((-sum(w in text for w in words), path, num, line))
     scored.sort()
-    _select_all(_pick([(p, n, ln) for _, p, n, ln in scored], context, set()), context, trajectory)
+
+    def why(rank: int) -> tuple[float | None, str]:
+        matched = -scored[rank - 1][0]
+        return float(matched), f"grep: {matched} of {len(words)} query words"
+
+    _select_all(_pick([(p, n, ln) for _, p, n, ln in scored], context, set()), context, trajectory, why)
 
 
 def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None = None, cut: int = 0,
@@ -154,7 +167,7 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
             raise WorkspaceError(f"search failed: {res.output.strip()[-300:]}")
         if res.exit_code != 0:
             break
-        _select_all(_pick(_hits(res.output), context, seen), context, trajectory)
+        _select_all(_pick(_hits(res.output), context, seen), context, trajectory, _hsearch_rank)
         nxt = _more(res.output)
         if nxt is None or nxt <= skip:
             break

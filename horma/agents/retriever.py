@@ -5,8 +5,8 @@ registry) acts through one action space: bash commands in the sandbox, then
 ``select`` (add verified lines to the context) and ``done``. The heuristic
 navigator is scripted; the LLM one is the agent loop with the ``select`` and
 ``done`` tools. Either way the run is one trajectory under
-``.horma/trajectories/``, and the result is a :class:`Recall`: the context
-plus how it was obtained.
+``.horma/trajectories/``, and the result is a :class:`~horma.context.Recall`:
+the context plus how it was obtained (steps, trace, how it stopped, its cost).
 """
 
 from __future__ import annotations
@@ -15,38 +15,17 @@ import datetime as _dt
 import os
 import posixpath
 import shlex
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from horma.agents.policies import Retrieval, RetrieverPolicy, SandboxedAgent, policy_names
-from horma.context import Context
-from horma.llm.accounting import Cost, Meter
+from horma.context import Context, Recall
+from horma.llm.accounting import Meter
 from horma.resources import SANDBOX_BIN
 from horma.sandbox import Sandbox, View
 from horma.workspace import WorkspaceError
 
 if TYPE_CHECKING:
     from horma.agents.loop import Tool
-
-
-@dataclass
-class Recall(Context):
-    """A context with its trace: the trajectory file, steps, LLM calls, wall time, how the run stopped.
-
-    ``stop`` is the run's status (``done``, or the limit or fault that ended
-    it); ``faults`` counts an LLM run's bad replies by kind (see
-    :data:`horma.agents.loop.FAULTS`).
-    """
-
-    trace: str | None = None  # workspace-relative trajectory path
-    steps: int = 0
-    cost: Cost = field(default_factory=Cost)  # tokens, LLM calls, sandbox commands, wall time, dollars
-    stop: str = "done"
-    faults: dict[str, int] = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        return {**super().as_dict(), "steps": self.steps, "trace": self.trace, "stop": self.stop,
-                "faults": self.faults, "cost": self.cost.as_dict()}
 
 
 def check_query(query: str, budget: int) -> str:
@@ -126,12 +105,9 @@ class Retriever(SandboxedAgent):
         box = self.sandbox  # opened once per Retriever; its start is not part of a recall's latency
         meter = Meter(self.llm, self.sandbox_commands)
         box.exec(f"cd {shlex.quote(box.home)}")
-        ctx = Recall(query=query, budget=budget, workspace=self.workspace, asked=asked)
+        ctx = Context(query=query, budget=budget, workspace=self.workspace, asked=asked)
         got = self.impl.retrieve(self, box, ctx)
-        ctx.steps, ctx.trace = got.steps, got.trace
-        ctx.stop, ctx.faults = got.stop, got.faults
-        ctx.cost = meter.cost()
-        return ctx
+        return ctx.result(steps=got.steps, trace=got.trace, stop=got.stop, faults=got.faults, cost=meter.cost())
 
 
 class NavigatorPolicy:
@@ -240,3 +216,6 @@ def _line(value: Any) -> int | None:
 
 
 POLICIES = policy_names("retriever")
+
+__all__ = ["POLICIES", "LLMRetrieverPolicy", "NavigatorPolicy", "Recall", "Retriever", "check_asked", "check_query",
+           "resolve_in_sandbox", "retriever_prompts", "retriever_tools", "sandbox_helpers"]

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from horma.context import human_time
+from horma.context import ContextItem, Recall, human_time
 from horma.core.text import count_tokens
 from horma.errors import MissingExtra
 from horma.workspace import Unit
@@ -33,43 +32,46 @@ def render_turn(unit: Unit) -> str:
     return f"[{human_time(unit.time)}] {unit.actor}: {text}"
 
 
-@dataclass
-class FlatContext:
-    text: str
-    unit_ids: list[str]
-    tokens: int
-
-
 def fill(units: Sequence[Unit], order: Sequence[int], budget: int,
-         rendered: Sequence[str] | None = None, costs: Sequence[int] | None = None) -> FlatContext:
+         rendered: Sequence[str] | None = None, costs: Sequence[int] | None = None,
+         scores: Sequence[float] | None = None, method: str | None = None) -> Recall:
     """Take turns in ranked ``order`` while they fit the budget; render them in conversation order.
 
     A turn too long for the room left is skipped, not a stop, so one long turn
     does not waste the rest of the budget. ``rendered``/``costs`` let an index
     pass its precomputed renderings (a budget fill runs once per query).
+    Each turn is one item (its unit id, its tokens); with ``scores`` (by turn
+    index) and ``method`` it also carries its ranking score and rank.
     """
     rendered = rendered if rendered is not None else [render_turn(u) for u in units]
     costs = costs if costs is not None else [count_tokens(r) for r in rendered]
     smallest = min(costs, default=0)
-    chosen: list[int] = []
+    chosen: dict[int, int] = {}  # turn index -> its rank
     used = 0
-    for i in order:
+    for rank, i in enumerate(order):
         if used + costs[i] <= budget:
-            chosen.append(i)
+            chosen[i] = rank
             used += costs[i]
         if budget - used < smallest:
             break
-    chosen.sort()
-    text = "\n".join(rendered[i] for i in chosen)
-    return FlatContext(text=text, unit_ids=[units[i].id for i in chosen], tokens=used)
+    items = [ContextItem(text=rendered[i], tokens=costs[i], refs=[units[i].id],
+                         score=float(scores[i]) if scores is not None else None,
+                         why=f"{method} rank {chosen[i] + 1}" if method else None) for i in sorted(chosen)]
+    return Recall.of(items, "\n".join(item.text for item in items), budget=budget)
 
 
-def rrf(*rankings: Sequence[int], k: int = RRF_K) -> list[int]:
-    """Reciprocal-rank fusion of several full rankings of the same items."""
+def rrf_scores(*rankings: Sequence[int], k: int = RRF_K) -> dict[int, float]:
+    """Each item's reciprocal-rank fusion score over several full rankings of the same items."""
     score: dict[int, float] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking):
             score[item] = score.get(item, 0.0) + 1.0 / (k + rank + 1)
+    return score
+
+
+def rrf(*rankings: Sequence[int], k: int = RRF_K) -> list[int]:
+    """Reciprocal-rank fusion of several full rankings of the same items."""
+    score = rrf_scores(*rankings, k=k)
     return sorted(score, key=lambda i: (-score[i], i))
 
 
@@ -132,15 +134,20 @@ class FlatIndex:
 
     def rank(self, query: str, method: str) -> list[int]:
         """Every turn's index, best first."""
+        return self.scored(query, method)[0]
+
+    def scored(self, query: str, method: str) -> tuple[list[int], list[float] | None]:
+        """Every turn's index, best first, and each turn's score by index (None: no word of the query is known)."""
         if method == "bm25":
             return self._rank_bm25(query)
         if method == "dense":
             return self._rank_dense(query)
         if method == "hybrid":
-            return rrf(self._rank_bm25(query), self._rank_dense(query))
+            fused = rrf_scores(self._rank_bm25(query)[0], self._rank_dense(query)[0])
+            return sorted(fused, key=lambda i: (-fused[i], i)), [fused[i] for i in range(len(self.units))]
         raise FlatError(f"unknown flat method {method!r}; choose from {', '.join(METHODS)}")
 
-    def _rank_bm25(self, query: str) -> list[int]:
+    def _rank_bm25(self, query: str) -> tuple[list[int], list[float] | None]:
         import bm25s
 
         if self._bm25 is None:
@@ -149,9 +156,9 @@ class FlatIndex:
         vocab = self._bm25.vocab_dict
         known = [t for t in tokens if t in vocab]
         if not known:
-            return list(range(len(self.units)))
-        scores = self._bm25.get_scores(known)
-        return sorted(range(len(self.units)), key=lambda i: (-float(scores[i]), i))
+            return list(range(len(self.units))), None
+        scores = [float(x) for x in self._bm25.get_scores(known)]
+        return sorted(range(len(self.units)), key=lambda i: (-scores[i], i)), scores
 
     def prepare(self, queries: Sequence[str]) -> None:
         """Embed many queries in one batch (much cheaper than one at a time) before ranking them."""
@@ -162,12 +169,14 @@ class FlatIndex:
             vecs = _encoder().encode(todo, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
             self._queries.update(zip(todo, vecs, strict=True))
 
-    def _rank_dense(self, query: str) -> list[int]:
+    def _rank_dense(self, query: str) -> tuple[list[int], list[float]]:
         if self._emb is None:
             raise FlatError("this index was built without dense embeddings")
         self.prepare([query])
-        sims = self._emb @ self._queries[query]
-        return sorted(range(len(self.units)), key=lambda i: (-float(sims[i]), i))
+        sims = [float(x) for x in self._emb @ self._queries[query]]
+        return sorted(range(len(self.units)), key=lambda i: (-sims[i], i)), sims
 
-    def context(self, query: str, method: str, budget: int) -> FlatContext:
-        return fill(self.units, self.rank(query, method), budget, self.rendered, self.costs)
+    def context(self, query: str, method: str, budget: int) -> Recall:
+        """The best-ranked turns that fit ``budget``: one item per turn, with its score and rank."""
+        order, scores = self.scored(query, method)
+        return fill(self.units, order, budget, self.rendered, self.costs, scores, method)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from horma.config import Settings, load_config
+from horma.context import ContextItem, Recall
 from horma.core.text import TOKEN_PATTERN, count_tokens
 from horma.errors import BadArgument
 from horma.llm.accounting import Cost
@@ -53,21 +54,6 @@ _TOKEN_RE = re.compile(TOKEN_PATTERN)  # token spans by the project's one token 
 
 class MethodError(BadArgument, ValueError):
     """A method cannot be built or used as asked; worded for the user."""
-
-
-@dataclass
-class Retrieved:
-    """A method's answer to ``recall``: the context and what it cost.
-
-    ``refs`` are the unit ids the context covers (provenance); ``cost`` is
-    retrieval-time model use (``N_call`` is its ``llm_calls``) and wall time.
-    """
-
-    text: str
-    tokens: int
-    refs: list[str]
-    cost: Cost = field(default_factory=Cost)
-    steps: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,7 +124,9 @@ class MemoryMethod:
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None) -> None:
         raise NotImplementedError
 
-    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Recall:
+        """The context for ``query``: a :class:`horma.context.Recall` (its ``refs`` are the unit ids it covers,
+        its ``cost`` the retrieval-time model use, ``N_call`` being ``llm_calls``, and wall time)."""
         raise NotImplementedError
 
     def ready(self) -> None:
@@ -206,12 +194,18 @@ class UnitListMethod(MemoryMethod):
                 self._rendered.append(render_turn(u))
                 self._costs.append(count_tokens(self._rendered[-1]))
 
-    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Recall:
         t0 = _time.perf_counter()
-        text, refs = self._select(query, budget)
-        return Retrieved(text, count_tokens(text), refs, Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
+        items = self._select(query, budget)
+        text = "\n".join(i.text for i in items)
+        return Recall(query=query, text=text, tokens=count_tokens(text), budget=budget, items=items,
+                      cost=Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
 
-    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
+    def _item(self, i: int) -> ContextItem:
+        return ContextItem(text=self._rendered[i], tokens=self._costs[i], refs=[self.units[i].id])
+
+    def _select(self, query: str, budget: int | None) -> list[ContextItem]:
+        """The context's items (one per unit, in order), whose lines joined by ``"\\n"`` make its text."""
         raise NotImplementedError
 
 
@@ -221,8 +215,8 @@ class Full(UnitListMethod):
 
     name = "full"
 
-    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
-        return "\n".join(self._rendered), [u.id for u in self.units]
+    def _select(self, query: str, budget: int | None) -> list[ContextItem]:
+        return [self._item(i) for i in range(len(self.units))]
 
 
 @register_method
@@ -231,22 +225,27 @@ class Truncation(UnitListMethod):
 
     name = "truncation"
 
-    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
-        text = "\n".join(self._rendered)
+    def _select(self, query: str, budget: int | None) -> list[ContextItem]:
+        everything = [self._item(i) for i in range(len(self.units))]
         if budget is None:
-            return text, [u.id for u in self.units]
+            return everything
+        text = "\n".join(self._rendered)
         starts = [m.start() for m in _TOKEN_RE.finditer(text)]
         if len(starts) <= budget:
-            return text, [u.id for u in self.units]
+            return everything
         cut = starts[len(starts) - budget] if budget > 0 else len(text)
-        kept = text[cut:]
-        # provenance: the units whose whole line survived the cut
-        refs, pos = [], 0
-        for u, line in zip(self.units, self._rendered, strict=False):
+        # the units whose whole line survived the cut, after the rest of the one cut mid-line (no unit: its
+        # provenance is not whole)
+        items: list[ContextItem] = []
+        pos = 0
+        for item, line in zip(everything, self._rendered, strict=False):
             if pos >= cut:
-                refs.append(u.id)
+                items.append(item)
+            elif pos + len(line) > cut:
+                piece = line[cut - pos:]
+                items.append(ContextItem(text=piece, tokens=count_tokens(piece)))
             pos += len(line) + 1
-        return kept, refs
+        return items
 
 
 @register_method
@@ -255,9 +254,9 @@ class Window(UnitListMethod):
 
     name = "window"
 
-    def _select(self, query: str, budget: int | None) -> tuple[str, list[str]]:
+    def _select(self, query: str, budget: int | None) -> list[ContextItem]:
         if budget is None:
-            return "\n".join(self._rendered), [u.id for u in self.units]
+            return [self._item(i) for i in range(len(self.units))]
         order = range(len(self.units) - 1, -1, -1)
         chosen: list[int] = []
         used = 0
@@ -267,7 +266,7 @@ class Window(UnitListMethod):
             chosen.append(i)
             used += self._costs[i]
         chosen.reverse()  # contiguous by design: the window stops at the first unit that does not fit
-        return "\n".join(self._rendered[i] for i in chosen), [self.units[i].id for i in chosen]
+        return [self._item(i) for i in chosen]
 
 
 EMBED_HINT = "pip install -e '.[embed]' (torch only as torch==2.13.0)"
@@ -312,10 +311,11 @@ class FlatMethod(UnitListMethod):
             self._indexed = len(self.units)
         return self._index
 
-    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Recall:
         t0 = _time.perf_counter()
         ctx = self._built().context(query, self.flat, budget if budget is not None else sum(self._costs))
-        return Retrieved(ctx.text, ctx.tokens, list(ctx.unit_ids), Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
+        return ctx.model_copy(update={"query": query, "budget": budget,
+                                      "cost": Cost(wall_ms=(_time.perf_counter() - t0) * 1000)})
 
 
 @register_method

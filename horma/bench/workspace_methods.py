@@ -15,10 +15,10 @@ from horma.bench.methods import (
     MemoryMethod,
     MethodError,
     MethodOptions,
-    Retrieved,
     check_embeddings,
     register_method,
 )
+from horma.context import ContextItem, Recall
 from horma.core.text import count_tokens
 from horma.llm.accounting import Cost
 from horma.workspace import Unit
@@ -73,9 +73,8 @@ class Horma(WorkspaceMethod):
         super().ready()
         _ = self.memory.retriever.sandbox  # open the read-view session now, not inside the first recall
 
-    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
-        r = self.memory.recall(query, budget if budget is not None else self.UNLIMITED, asked=asked)
-        return Retrieved(r.text, r.tokens, list(r.refs), r.cost, r.steps)
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Recall:
+        return self.memory.recall(query, budget if budget is not None else self.UNLIMITED, asked=asked)
 
 
 @register_method
@@ -124,29 +123,29 @@ class DenseNotes(WorkspaceMethod):
         except FlatError as exc:
             raise MethodError(str(exc)) from None
 
-    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Retrieved:
+    def recall(self, query: str, budget: int | None, asked: str | None = None) -> Recall:
         from horma.bench.flat import _encoder
 
         t0 = _time.perf_counter()
         self.ready()
         if not self._chunks:
-            return Retrieved("", 0, [], Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
+            return Recall(query=query, budget=budget, cost=Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
         q = _encoder().encode([query], normalize_embeddings=True, show_progress_bar=False)[0]
         sims = self._emb @ q
         order = sorted(range(len(self._chunks)), key=lambda i: (-float(sims[i]), i))
         room = budget if budget is not None else 10**9
-        parts: list[str] = []
-        refs: list[str] = []
-        for i in order:
+        items: list[ContextItem] = []
+        for rank, i in enumerate(order):
             path, chunk = self._chunks[i]
             block = f"# {path}\n{chunk}"
             cost = count_tokens(block)
             if cost <= room:
-                parts.append(block)
+                items.append(ContextItem(path=path, text=block, tokens=cost, refs=self.memory.workspace.refs_in(chunk),
+                                         score=float(sims[i]), why=f"dense-notes rank {rank + 1}"))
                 room -= cost
-                refs.extend(r for r in self.memory.workspace.refs_in(chunk) if r not in refs)
-        text = "\n\n".join(parts)
-        return Retrieved(text, count_tokens(text), refs, Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
+        text = "\n\n".join(i.text for i in items)
+        return Recall(query=query, text=text, tokens=count_tokens(text), budget=budget, items=items,
+                      cost=Cost(wall_ms=(_time.perf_counter() - t0) * 1000))
 
 
 def note_chunks(title: str, body: str, max_tokens: int) -> list[str]:

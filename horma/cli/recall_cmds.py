@@ -40,7 +40,7 @@ def print_context(ctx: Recall) -> None:
         console.print("[dim](nothing selected)[/]")
     for item in ctx.items:
         refs = ", ".join(item.refs[:12]) + (" ..." if len(item.refs) > 12 else "")
-        console.rule(f"[bold]{shown(item.path)}:{item.start}-{item.end}[/] [dim]{item.tokens} tokens"
+        console.rule(f"[bold]{shown(item.path or '-')}:{item.start}-{item.end}[/] [dim]{item.tokens} tokens"
                      f"{' · ' + shown(refs) if refs else ''}[/]", align="left")
         console.print(plain(item.text), markup=False, highlight=False)
     console.print(
@@ -94,9 +94,7 @@ def recall(
     with _reader(workspace, query, llm, run) as mem:
         ctx = mem.recall(query, asked=asked)
     if json_out:
-        d = ctx.as_dict()
-        keep = ("query", "context", "tokens", "items", "steps", "trace", "stop", "faults", "cost")
-        console.print_json(json.dumps({**{k: d[k] for k in keep}, "budget": ctx.budget}, ensure_ascii=False))
+        console.print_json(json.dumps(ctx.as_dict(), ensure_ascii=False))
         return
     print_context(ctx)
 

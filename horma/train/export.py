@@ -25,10 +25,11 @@ from pathlib import Path
 from horma.agents.loop import BASH, bash_observation
 from horma.agents.manager import Manager
 from horma.agents.navigator import navigate
-from horma.agents.retriever import Recall, retriever_prompts, retriever_tools
+from horma.agents.retriever import retriever_prompts, retriever_tools
 from horma.agents.trajectory import Trajectory, read_trajectory
 from horma.bench.locomo import QA, Conversation, load_locomo, questions, select_split
 from horma.bench.metrics import strict_evidence_recall
+from horma.context import Context
 from horma.llm import ToolSpec
 from horma.sandbox import View, open_sandbox
 from horma.train.environment import RetrievalTask
@@ -99,7 +100,7 @@ def transcript(query: str, budget: int, steps: list[dict]) -> dict:
     return {"messages": messages}
 
 
-def scores(ctx: Recall, conv: Conversation, qa: QA) -> tuple[float, float | None]:
+def scores(ctx: Context, conv: Conversation, qa: QA) -> tuple[float, float | None]:
     """Jaccard and strict recall of a context against the question's evidence, from its provenance."""
     texts = [conv.unit(e).text for e in qa.evidence]
     return evidence_jaccard(ctx.refs, qa.evidence), strict_evidence_recall(ctx.text, texts)
@@ -188,7 +189,7 @@ def export(data: str | Path, out: str | Path, *, split: str = "dev", limit: int 
             with open_sandbox(ws.root, backend, View.READ) as box:
                 for qa in qs:
                     qid = f"{conv.sample_id}/q{qa.index}"
-                    ctx = Recall(qa.question, budget, ws)
+                    ctx = Context(qa.question, budget, ws)
                     traj = Trajectory(ws.trajectories, "retriever", qa.question, policy="heuristic",
                                       budget=budget, backend=box.backend)
                     navigate(box, ctx, traj, page_chars=page_chars)

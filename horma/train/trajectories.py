@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from horma.agents.retriever import Recall
+from horma.context import Context
 from horma.errors import BadArgument
 from horma.workspace import Workspace
 
@@ -93,9 +93,9 @@ def read_recorded_run(path: Path) -> RecordedRun | Skipped:
         return Skipped(str(path), "unparseable", str(exc))
 
 
-def replay(episode: RecordedRun, workspace: Workspace) -> Recall:
+def replay(episode: RecordedRun, workspace: Workspace) -> Context:
     """The episode's selections made again over ``workspace``; raises TrajectoryError where they differ."""
-    ctx = Recall(episode.query, episode.budget, workspace)
+    ctx = Context(episode.query, episode.budget, workspace)
     for s in episode.steps:
         m = SELECTED.match(s["observation"]) if s["action"] == "select" else None
         if m is None:

@@ -17,6 +17,11 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   ``timeline``), and the raw units each line cites; ``note_text`` indexes
   every line with its note's title. Note lines keep their text because a
   contentless FTS5 row can only be deleted with the values it was built from.
+- ``vectors``: one int8 vector per unit; ``units.person`` the grammatical person
+  of its text (``persons`` is a view of it).
+
+Size (issue 19; docs/benchmarks.md, "index size"): pages of :data:`PAGE_SIZE`,
+and no rowid table beside an index of it where a key does (``WITHOUT ROWID``).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def open_index(workspace: Workspace, readonly: bool = False) -> Iterator:
                 yield idx
     except (hi.IndexError_, EmbedError) as exc:
         raise WorkspaceError(str(exc)) from None
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # damaged pages: text that is not UTF-8
         raise WorkspaceError(f"{folder}: search index unreadable ({exc}); run horma index --rebuild") from None
     except OSError as exc:
         raise WorkspaceError(f"{folder}: cannot open the search index ({exc.strerror or exc})") from None
@@ -78,6 +78,8 @@ def _unusable(folder: Path) -> bool:
         return True  # another index version
     except sqlite3.DatabaseError as exc:  # a busy or locked index is not a damaged one
         return damaged(exc)
+    except UnicodeDecodeError:  # damaged pages: SQLite's own message quotes bytes that are not text
+        return True
 
 
 _SQLITE_CORRUPT, _SQLITE_NOTADB = 11, 26  # sqlite3 names them from Python 3.11 on

@@ -670,25 +670,112 @@ def test_a_first_person_question_leans_toward_first_person_turns(ws: Workspace):
         assert s.rank("What did you say about moving with a dog?")[0].uid == "c:2"
 
 
-def test_an_index_from_version_4_gets_its_persons_on_the_next_sync(ws: Workspace):
+# Version 5's layout, as horma wrote it before the index was made smaller: what :func:`to_version` turns a
+# current index back into, so the upgrade runs on the tables an old workspace really has.
+V5_TABLES = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE persons(unit INTEGER PRIMARY KEY, person INTEGER NOT NULL);
+CREATE TABLE cites(line INTEGER NOT NULL, unit INTEGER NOT NULL);
+CREATE INDEX cites_by_line ON cites(line);
+CREATE TABLE unit_dates(line INTEGER NOT NULL, unit INTEGER NOT NULL, day TEXT NOT NULL);
+CREATE INDEX unit_dates_by_day ON unit_dates(day);
+CREATE INDEX unit_dates_by_line ON unit_dates(line);
+"""
+
+
+def to_version(db: Path, version: str) -> None:
+    """Rewrite a current index in the layout of version 5 (4: without persons) on 4 KB pages."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        rows = {t: conn.execute(f"SELECT {cols} FROM {t}").fetchall()
+                for t, cols in (("meta", "key, value"), ("cites", "line, unit"), ("unit_dates", "line, unit, day"),
+                                ("persons", "unit, person"))}
+        conn.execute("DROP VIEW persons")
+        for t in ("meta", "cites", "unit_dates"):
+            conn.execute(f"DROP TABLE {t}")
+        conn.execute("ALTER TABLE units DROP COLUMN person")
+        for stmt in V5_TABLES.strip().rstrip(";").split(";\n"):
+            conn.execute(stmt)
+        for t, got in rows.items():
+            conn.executemany(f"INSERT INTO {t} VALUES({','.join('?' * len(got[0]))})", got)
+        if version == "4":
+            conn.execute("DROP TABLE persons")
+        conn.execute("UPDATE meta SET value=? WHERE key='version'", (version,))
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA page_size=4096")
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+
+
+def _dated_workspace(ws: Workspace) -> str:
+    """Two speakers, and a note that cites both turns and dates one ("the day before = 29 Feb")."""
     _two_speakers(ws)
+    seg = next((ws.root / "raw").iterdir()).name
+    write(ws, "notes/sessions/move.md", note("Move", [f"raw/{seg}/units.log"], [
+        "- moved in on 29 February 2024 (line 1)", "- the dog advice (line 2), see also (line 1)"]))
+    return seg
+
+
+@pytest.mark.parametrize("version", ["4", "5"])
+def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: Workspace, version: str):
+    _dated_workspace(ws)
     rebuild(ws, full=False)
-    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
-    conn.execute("DROP TABLE persons")
-    conn.execute("UPDATE meta SET value='4' WHERE key='version'")
-    conn.commit()
-    conn.close()
-    with open_index(ws, readonly=True) as s:  # read-only: searchable, without the lean
-        assert {h.uid for h in s.rank("Where do I live after the move?")} == {"c:1", "c:2"}
+    db = index_folder(ws) / HI.DB_NAME
+
+    def state() -> dict:
+        conn = sqlite3.connect(db)
+        try:
+            return {"fingerprint": fingerprint(conn),
+                    "dates": sorted(conn.execute("SELECT u.uid, d.day FROM unit_dates d JOIN units u ON u.id=d.unit")),
+                    "persons": sorted(conn.execute(
+                        "SELECT u.uid, p.person FROM persons p JOIN units u ON u.id = p.unit")),
+                    "vectors": sorted(conn.execute("SELECT u.uid, v.q FROM vectors v JOIN units u ON u.id=v.unit"))}
+        finally:
+            conn.close()
+
+    before = state()
+    assert before["dates"] == [("c:1", "2024-02-29")] and len(before["persons"]) == len(before["vectors"]) == 2
+    to_version(db, version)
+    old_size = db.stat().st_size
+    with open_index(ws, readonly=True) as s:  # read-only: an old index still searches (no lean without persons)
+        assert "c:1" in {h.uid for h in s.rank("Where do I live after the move?")}
+    assert rebuild(ws, full=False)["embedded"] == 0  # the vectors were kept, not embedded again
+    assert state() == before
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone() == (HI.SCHEMA_VERSION,)
+        assert conn.execute("PRAGMA page_size").fetchone() == (HI.PAGE_SIZE,)
+        assert conn.execute("PRAGMA freelist_count").fetchone() == (0,)
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        fts_ok(conn)
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")}
+        assert not {"cites_by_line", "unit_dates_by_day"} & names and not any(n.startswith("old_") for n in names)
+    finally:
+        conn.close()
+    assert db.stat().st_size < old_size
+    with open_index(ws, readonly=True) as s:
+        assert s.rank("Where do I live after the move?")[0].uid == "c:1"
+        assert s.rank("what happened on 29 February 2024?")[0].uid == "c:1"
+
+
+def test_the_index_is_small_pages_and_no_table_it_does_not_query(ws: Workspace):
+    """Version 6's layout: small pages, the person a column, cites and dates keyed without a rowid."""
+    _dated_workspace(ws)
     rebuild(ws, full=False)
     conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
     try:
-        assert dict(conn.execute("SELECT value, 1 FROM meta WHERE key='version'")) == {HI.SCHEMA_VERSION: 1}
-        assert conn.execute("SELECT count(*) FROM persons").fetchone() == (2,)
+        assert conn.execute("PRAGMA page_size").fetchone() == (HI.PAGE_SIZE,)
+        kinds = dict(conn.execute("SELECT name, type FROM sqlite_master WHERE name IN ('persons', 'cites')"))
+        assert kinds == {"persons": "view", "cites": "table"}
+        trees = conn.execute("SELECT count(*) FROM sqlite_master WHERE rootpage > 0").fetchone()[0]
+        assert trees <= 24
+        plan = " ".join(r[3] for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT unit FROM unit_dates WHERE day >= '2024-02' AND day < '2024-03'"))
+        assert "PRIMARY KEY" in plan and "SCAN" not in plan
     finally:
         conn.close()
-    with open_index(ws, readonly=True) as s:
-        assert s.rank("Where do I live after the move?")[0].uid == "c:1"
 
 
 def test_a_damaged_index_is_told_from_a_busy_one_by_code_or_by_message(tmp_path: Path) -> None:

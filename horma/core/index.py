@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from horma.core import text as ht
 from horma.core.dates import query_dates
-from horma.core.index_schema import DB_NAME, ENV, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
+from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
 from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
 from horma.core.notes import citations, front_matter, note_kind
 from horma.core.vectors import EMBED_BATCH, Encoder, embed_text
@@ -85,7 +85,7 @@ class SearchIndex:
                 if unit is not None:
                     uid, time, actor, body = unit
                     units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}"),
-                                  zlib.crc32(body.encode("utf-8"))))
+                                  zlib.crc32(body.encode("utf-8")), ht.person(ht.words(body))))
                     bodies.append(body)
                     if actor:
                         actors.add(actor)
@@ -94,10 +94,9 @@ class SearchIndex:
         rowids: list[int] = []
         for values, body in zip(units, bodies, strict=True):
             rowid = self.conn.execute(
-                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest) VALUES(?,?,?,?,?,?,?,?)", values
-            ).lastrowid
+                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person) "
+                "VALUES(?,?,?,?,?,?,?,?,?)", values).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
-            self.conn.execute("INSERT INTO persons(unit, person) VALUES(?, ?)", (rowid, ht.person(ht.words(body))))
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
@@ -157,13 +156,13 @@ class SearchIndex:
         """The grammatical person of units indexed before version 5 (read back from raw)."""
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
-            "LEFT JOIN persons p ON p.unit = u.id WHERE p.unit IS NULL ORDER BY u.id").fetchall()
+            "WHERE u.person IS NULL ORDER BY u.id").fetchall()
         files: dict = {}
         try:
             for rowid, path, offset in missing:
                 unit = ht.parse_unit(read_line(root, path, offset, files))
-                self.conn.execute("INSERT INTO persons(unit, person) VALUES(?, ?)",
-                                  (rowid, ht.person(ht.words(unit[3])) if unit else ht.NO_PERSON))
+                self.conn.execute("UPDATE units SET person=? WHERE id=?",
+                                  (ht.person(ht.words(unit[3])) if unit else ht.NO_PERSON, rowid))
         finally:
             for fh in files.values():
                 fh.close()
@@ -211,12 +210,13 @@ class SearchIndex:
             self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, t))
             cited = self._cited_units(t, single)
             if cited:
-                self.conn.executemany("INSERT INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u, _ in cited])
+                self.conn.executemany("INSERT OR IGNORE INTO cites(line, unit) VALUES(?,?)",
+                                      [(lid, u) for u, _ in cited])
                 days = {f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "")
                         for y, mo, d in query_dates(ht.words(t)) if y}
                 # a day the unit was said on is its own time already (units.time): only a date the
                 # note adds ("yesterday = 7 May 2023") is worth a row
-                self.conn.executemany("INSERT INTO unit_dates(line, unit, day) VALUES(?,?,?)",
+                self.conn.executemany("INSERT OR IGNORE INTO unit_dates(line, unit, day) VALUES(?,?,?)",
                                       [(lid, u, day) for u, when in cited for day in days
                                        if not when.startswith(day)])
         for t, rows in old.items():  # lines no longer in the note
@@ -275,7 +275,7 @@ class SearchIndex:
         with self.transaction():
             if rebuild:
                 for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
-                              "unit_dates", "vectors", "persons"):
+                              "unit_dates", "vectors"):
                     self.conn.execute(f"DELETE FROM {table}")
                 for fts in ("unit_text", "note_text"):
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
@@ -308,6 +308,7 @@ class SearchIndex:
         if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
             for fts in ("unit_text", "note_text"):
                 self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+            self.conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # an index from before version 6 gets them
             self.conn.execute("VACUUM")
         return {"segments": segments, "notes": len(seen), "removed": len(gone), "embedded": self.embedded - before}
 

@@ -17,6 +17,11 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   ``timeline``), and the raw units each line cites; ``note_text`` indexes
   every line with its note's title. Note lines keep their text because a
   contentless FTS5 row can only be deleted with the values it was built from.
+- ``vectors``: one int8 vector per unit; ``units.person`` the grammatical person
+  of its text (``persons`` is a view of it).
+
+Size (issue 19; docs/benchmarks.md, "index size"): pages of :data:`PAGE_SIZE`,
+and no rowid table beside an index of it where a key does (``WITHOUT ROWID``).
 """
 
 from __future__ import annotations
@@ -27,21 +32,32 @@ import sqlite3
 from horma.core.layout import INDEX_ENV
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "5"  # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons
-# Versions a write open brings up to date in place: the new tables start empty and ``sync`` fills them.
-_UPGRADES = {"3": "5", "4": "5"}
+# 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
+# 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid)
+SCHEMA_VERSION = "6"
+# Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
+# fills them; the rows of the old ones are kept (a vector is never embedded twice).
+_UPGRADES = {"3": "6", "4": "6", "5": "6"}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
+# Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
+# each (tables, their indexes, FTS5's shadow tables): at SQLite's default 4 KB that fixed cost alone was
+# larger than the raw text of a small workspace. 2 KB halves it and still holds five int8 vectors a page
+# (1 KB would hold two: a fifth of every page empty). Set when the file is made, and by every VACUUM
+# (a rebuild, an upgrade).
+PAGE_SIZE = 2048
 
 _SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
                                     lines INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
-                                 time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL);
+                                 time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL,
+                                 person INTEGER);
 CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
 CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
+CREATE VIEW IF NOT EXISTS persons(unit, person) AS SELECT id, person FROM units WHERE person IS NOT NULL;
 CREATE TABLE IF NOT EXISTS actors(name TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS years(year INTEGER PRIMARY KEY);
 CREATE VIRTUAL TABLE IF NOT EXISTS unit_text USING fts5(body, content='', tokenize='{TOKENIZER}');
@@ -50,14 +66,12 @@ CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQ
 CREATE TABLE IF NOT EXISTS note_lines(id INTEGER PRIMARY KEY, note INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                       text TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS note_lines_by_note ON note_lines(note);
-CREATE TABLE IF NOT EXISTS cites(line INTEGER NOT NULL, unit INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS cites_by_line ON cites(line);
-CREATE TABLE IF NOT EXISTS unit_dates(line INTEGER NOT NULL, unit INTEGER NOT NULL, day TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS unit_dates_by_day ON unit_dates(day);
+CREATE TABLE IF NOT EXISTS cites(line INTEGER NOT NULL, unit INTEGER NOT NULL, PRIMARY KEY(line, unit)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS unit_dates(day TEXT NOT NULL, unit INTEGER NOT NULL, line INTEGER NOT NULL,
+                                      PRIMARY KEY(day, unit, line)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS unit_dates_by_line ON unit_dates(line);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_text USING fts5(title, body, content='', tokenize='{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS vectors(unit INTEGER PRIMARY KEY, q BLOB NOT NULL, scale REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS persons(unit INTEGER PRIMARY KEY, person INTEGER NOT NULL);
 """
 
 
@@ -89,20 +103,64 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
         os.makedirs(folder, exist_ok=True)
         conn = sqlite3.connect(path, isolation_level=None, timeout=30)
         try:
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only (and the next VACUUM)
             conn.execute("PRAGMA journal_mode=DELETE")  # one file at rest: a read-only view can open it
             # No fsync: a killed process still leaves a journal that rolls its transaction back; only
             # an OS crash could damage the file, and the index is derived: horma index --rebuild.
             conn.execute("PRAGMA synchronous=OFF")
-            conn.executescript(_SCHEMA)
-            row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
-            if row is None:
-                conn.execute("INSERT INTO meta VALUES('version', ?)", (SCHEMA_VERSION,))
-            elif row[0] in _UPGRADES:
-                conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
-            elif row[0] != SCHEMA_VERSION:
+            try:
+                row = conn.execute("SELECT value FROM meta WHERE key='version'").fetchone()
+            except sqlite3.OperationalError:  # a new file: no tables yet
+                row = None
+            if row is not None and row[0] in _UPGRADES:
+                _upgrade(conn)
+            elif row is not None and row[0] != SCHEMA_VERSION:
                 raise IndexError_(f"{path} is index version {row[0]}, this horma writes {SCHEMA_VERSION}: "
                                   "run horma index --rebuild")
+            conn.executescript(_SCHEMA)
+            if row is None:
+                conn.execute("INSERT INTO meta VALUES('version', ?)", (SCHEMA_VERSION,))
         except BaseException:
             conn.close()
             raise
     return conn
+
+
+def _table_sql(conn: sqlite3.Connection, name: str) -> str:
+    row = conn.execute("SELECT type, sql FROM sqlite_master WHERE name=?", (name,)).fetchone()
+    return f"{row[0]} {row[1]}" if row else ""
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
+
+    Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates``
+    without a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction
+    and the file is rewritten (VACUUM) after it. Each step checks the table it changes, so a version
+    that never had the table (persons came in 5, vectors in 4) simply gets it from the schema.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        recreate = {"meta": "key, value", "cites": "line, unit", "unit_dates": "day, unit, line"}
+        for table, cols in recreate.items():
+            sql = _table_sql(conn, table)
+            if sql and "WITHOUT ROWID" not in sql.upper():
+                conn.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+                for stmt in _SCHEMA.split(";"):  # its CREATE TABLE (and index) from this version's schema
+                    if f" {table}(" in stmt or f"ON {table}(" in stmt:
+                        conn.execute(stmt)
+                conn.execute(f"INSERT OR IGNORE INTO {table}({cols}) SELECT {cols} FROM old_{table}")
+                conn.execute(f"DROP TABLE old_{table}")  # its old indexes go with it
+        units = _table_sql(conn, "units")
+        if units and "person" not in units:
+            conn.execute("ALTER TABLE units ADD COLUMN person INTEGER")
+        if _table_sql(conn, "persons").startswith("table"):
+            conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
+            conn.execute("DROP TABLE persons")
+        conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
+    conn.execute("VACUUM")

@@ -296,7 +296,8 @@ class Context:
         return Selection("selected", rel, lo, hi, tokens=cost, left=self.budget - after, budget=self.budget)
 
     def result(self, **trace: Any) -> Recall:
-        """This context as a :class:`Recall` value; ``trace`` sets its other fields (steps, trace, stop, faults, cost)."""
+        """This context as a :class:`Recall` value; ``trace`` sets its other fields (steps, trace, stop,
+        faults, cost)."""
         return Recall(query=self.query, text=self.text, tokens=self.tokens, budget=self.budget, asked=self.asked,
                       items=list(self.items), **trace)
 

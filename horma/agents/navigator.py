@@ -49,7 +49,8 @@ def _more(output: str) -> int | None:
     return None
 
 
-def _pick(hits: Iterable[tuple[str, int, str]], context: Context, seen: set[tuple[str, int]]) -> dict[str, dict[int, int]]:
+def _pick(hits: Iterable[tuple[str, int, str]], context: Context,
+          seen: set[tuple[str, int]]) -> dict[str, dict[int, int]]:
     """Greedily take ranked lines that fit the room left, costed as the context will render them.
 
     A row is either a raw line (costed here) or, from ``hsearch --refs``, its cost in tokens.

@@ -9,7 +9,7 @@ import json
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import horma
@@ -61,6 +61,8 @@ def test_ingest_jsonl(ws, tmp_path_factory, records, raw_bytes):
 
 @FUZZ
 @given(query=text, budget=st.one_of(st.integers(-5, 3000), st.sampled_from(["x", "1e3", ""])))
+@example(query="\x00", budget=100)  # once refused only after the retriever had written its trajectory
+@example(query="a\x00b", budget=100)
 def test_recall(ws, query, budget):
     before = tree_state(ws)
     r = cli("recall", "--budget", budget, "--backend", "local", "--json", "--", ws, query)

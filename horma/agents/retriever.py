@@ -39,6 +39,8 @@ def check_query(query: str, budget: int) -> str:
     except UnicodeEncodeError as exc:  # e.g. bytes that were not UTF-8 on the command line
         raise WorkspaceError(f"the query is not valid text: a lone surrogate at character {exc.start}"
                              " (was it typed in another encoding than UTF-8?)") from None
+    if "\x00" in query:  # no command line carries it: hsearch would get a cut or empty query
+        raise WorkspaceError(f"the query holds a NUL character at {query.index(chr(0))}")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
         raise WorkspaceError(f"the budget must be a positive number of tokens, got {budget!r}")
     return " ".join(query.split())

@@ -85,7 +85,7 @@ class SearchIndex:
                 if unit is not None:
                     uid, time, actor, body = unit
                     units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}"),
-                                  zlib.crc32(body.encode("utf-8")), ht.person(ht.words(body))))
+                                  zlib.crc32(body.encode("utf-8")), ht.person(ht.words(body)), ht.asks(body)))
                     bodies.append(body)
                     if actor:
                         actors.add(actor)
@@ -94,8 +94,8 @@ class SearchIndex:
         rowids: list[int] = []
         for values, body in zip(units, bodies, strict=True):
             rowid = self.conn.execute(
-                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person) "
-                "VALUES(?,?,?,?,?,?,?,?,?)", values).lastrowid
+                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person, asks) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?)", values).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
@@ -153,16 +153,18 @@ class SearchIndex:
         return len(missing)
 
     def _fill_persons(self, root: str) -> None:
-        """The grammatical person of units indexed before version 5 (read back from raw)."""
+        """The grammatical person (version 5) and the question mark (version 7) of units indexed before
+        them, read back from raw."""
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
-            "WHERE u.person IS NULL ORDER BY u.id").fetchall()
+            "WHERE u.person IS NULL OR u.asks IS NULL ORDER BY u.id").fetchall()
         files: dict = {}
         try:
             for rowid, path, offset in missing:
                 unit = ht.parse_unit(read_line(root, path, offset, files))
-                self.conn.execute("UPDATE units SET person=? WHERE id=?",
-                                  (ht.person(ht.words(unit[3])) if unit else ht.NO_PERSON, rowid))
+                self.conn.execute("UPDATE units SET person=?, asks=? WHERE id=?",
+                                  (ht.person(ht.words(unit[3])) if unit else ht.NO_PERSON,
+                                   ht.asks(unit[3]) if unit else 0, rowid))
         finally:
             for fh in files.values():
                 fh.close()

@@ -33,11 +33,12 @@ from horma.core.layout import INDEX_ENV
 
 DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
-# 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid)
-SCHEMA_VERSION = "6"
+# 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid);
+# 7: units.asks (a turn that ends in a question)
+SCHEMA_VERSION = "7"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice).
-_UPGRADES = {"3": "6", "4": "6", "5": "6"}
+_UPGRADES = {"3": "7", "4": "7", "5": "7", "6": "7"}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
@@ -54,7 +55,7 @@ CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL U
 CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
                                  time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL,
-                                 person INTEGER);
+                                 person INTEGER, asks INTEGER);
 CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
 CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
 CREATE VIEW IF NOT EXISTS persons(unit, person) AS SELECT id, person FROM units WHERE person IS NOT NULL;
@@ -134,8 +135,9 @@ def _table_sql(conn: sqlite3.Connection, name: str) -> str:
 def _upgrade(conn: sqlite3.Connection) -> None:
     """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
 
-    Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates``
-    without a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction
+    Version 7 added ``units.asks`` (the next sync fills it from raw). Version 6 moved each unit's
+    person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without a rowid, and pages
+    of :data:`PAGE_SIZE`: the tables are copied over in one transaction
     and the file is rewritten (VACUUM) after it. Each step checks the table it changes, so a version
     that never had the table (persons came in 5, vectors in 4) simply gets it from the schema.
     """
@@ -154,6 +156,8 @@ def _upgrade(conn: sqlite3.Connection) -> None:
         units = _table_sql(conn, "units")
         if units and "person" not in units:
             conn.execute("ALTER TABLE units ADD COLUMN person INTEGER")
+        if units and "asks" not in {r[1] for r in conn.execute("PRAGMA table_info(units)")}:  # 7: sync fills it
+            conn.execute("ALTER TABLE units ADD COLUMN asks INTEGER")
         if _table_sql(conn, "persons").startswith("table"):
             conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
             conn.execute("DROP TABLE persons")

@@ -15,6 +15,9 @@ from horma.core.layout import MANAGER_KINDS
 # that matches the query lends its score to the raw lines it cites.
 PREV_WEIGHT = 0.7
 NEXT_WEIGHT = 0.3
+# A turn that asks ("What kind of counselling do you want to pursue?") matches the question's words and
+# holds no answer: the turn after it, which answers, takes its whole score instead of PREV_WEIGHT of it.
+ASKED_WEIGHT = 1.0
 SESSION_WEIGHT = 1.5
 SPEAKER_BOOST = 1.2
 DATE_WEIGHT = 1.0
@@ -158,6 +161,7 @@ class Searcher:
             if h is not None:
                 session[h.seg] = session.get(h.seg, 0.0) + score
         top = max(session.values(), default=0.0) or 1.0
+        asking = self._asking(base)
         costs = sorted(h.cost for h in hits.values())
         typical = max(costs[len(costs) // 2], 1)
         ranked = []
@@ -165,7 +169,7 @@ class Searcher:
             lent = 0.0
             prev, nxt = hits.get(h.id - 1), hits.get(h.id + 1)
             if prev is not None and prev.seg == h.seg:
-                lent += PREV_WEIGHT * base.get(prev.id, 0.0)
+                lent += (ASKED_WEIGHT if prev.id in asking else PREV_WEIGHT) * base.get(prev.id, 0.0)
             if nxt is not None and nxt.seg == h.seg:
                 lent += NEXT_WEIGHT * base.get(nxt.id, 0.0)
             s = base.get(h.id, 0.0) + (lent + routed.get(h.id, 0.0)) / max(1.0, h.cost / typical) ** COST_POWER
@@ -199,6 +203,16 @@ class Searcher:
                     h.score *= PERSON_BOOST
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
         return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
+
+    def _asking(self, base: dict[int, float]) -> set[int]:
+        """The scored units that end in a question (none on an index from before version 7, read-only)."""
+        if ASKED_WEIGHT == PREV_WEIGHT or not base:
+            return set()
+        try:
+            return {u for (u,) in self.conn.execute(
+                "SELECT id FROM units WHERE asks = 1 AND id IN (SELECT value FROM json_each(?))", (_ids(base),))}
+        except sqlite3.OperationalError:  # no such column until the next sync upgrades the index
+            return set()
 
     def _cover(self, words: list[str], base: dict[int, float]) -> float:
         """The largest share of the query's idf mass one of its best lexical matches holds (0 to 1)."""

@@ -48,6 +48,11 @@ SECOND_PERSON = frozenset(["you", "your", "yours", "yourself", "yourselves"])
 NO_PERSON, FIRST, SECOND = 0, 1, 2
 
 
+def asks(body: str) -> int:
+    """1 when a turn ends in a question: what answers it is the turn after it, not its own words."""
+    return int(body.rstrip().endswith("?"))
+
+
 def person(tokens: list[str]) -> int:
     """FIRST or SECOND when one person's words outnumber the other's, else NO_PERSON."""
     first = sum(t in FIRST_PERSON for t in tokens)

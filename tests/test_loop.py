@@ -315,3 +315,10 @@ def test_a_trajectory_carries_its_schema_and_a_reader_refuses_what_it_cannot_rea
     unversioned = {k: v for k, v in json.loads(lines[0]).items() if k != "schema"}
     old.write_text(json.dumps(unversioned) + "\n" + lines[1] + "\n")
     assert [r["type"] for r in read_trajectory(old)] == ["start", "step"]
+    torn = tmp_path / "torn.jsonl"  # a crash mid-write tears the last line only: the records before it stand
+    torn.write_text("\n".join(lines[:2]) + "\n" + lines[2][:10])
+    assert [r["type"] for r in read_trajectory(torn)] == ["start", "step"]
+    middle = tmp_path / "middle.jsonl"  # a line torn in the middle is damage, not a crash: refused
+    middle.write_text("\n".join([lines[0], lines[1][:10], lines[2]]) + "\n")
+    with pytest.raises(WorkspaceError, match=r"middle.jsonl:2: not JSON"):
+        read_trajectory(middle)

@@ -91,18 +91,19 @@ class Trajectory:
 
 
 def read_trajectory(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """All records of a trajectory file (a run cut off by a crash simply has no end record), each
-    checked against the format; a file of a newer schema or a line that is not a record is refused."""
+    """All records of a trajectory file (a run cut off by a crash simply has no end record, and its torn
+    last line is left out), each checked against the format; a file of a newer schema, a line that is
+    not a record or a line before the last that is not JSON is refused."""
     out = []
     with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
+        lines = [(n, line.strip()) for n, line in enumerate(fh, 1) if line.strip()]
+        for n, line in lines:
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError:
-                break  # a torn last line from a crash
+            except json.JSONDecodeError as exc:
+                if n == lines[-1][0]:
+                    break  # a torn last line from a crash: the file is only ever appended to
+                raise WorkspaceError(f"{path}:{n}: not JSON ({exc.msg})") from None
             try:
                 parsed = TrajectoryRecord.validate_python(record)
             except ValidationError as exc:

@@ -12,14 +12,14 @@ the trajectory was made over another workspace and is reported, not used.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from horma.agents.trajectory import read_trajectory
 from horma.context import Context
 from horma.errors import BadArgument
-from horma.workspace import Workspace
+from horma.workspace import Workspace, WorkspaceError
 
 SELECTED = re.compile(r"^selected (?P<path>.+):(?P<lo>\d+)-(?P<hi>\d+) \(\d+ tokens\); \d+ tokens left$")
 
@@ -66,16 +66,10 @@ def trajectory_files(paths: list[Path]) -> list[Path]:
 
 
 def read_recorded_run(path: Path) -> RecordedRun | Skipped:
-    """The retriever episode in ``path``, or why it is not one."""
+    """The retriever episode in ``path``, or why it is not one (read by the one trajectory reader)."""
     try:
-        records = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise TrajectoryError(f"line {n}: not JSON ({exc.msg})") from None
-        if not records or not isinstance(records[0], dict) or records[0].get("type") != "start":
+        records = read_trajectory(path)
+        if not records or records[0].get("type") != "start":
             raise TrajectoryError("no start record")
         start = records[0]
         if start.get("role") != "retriever":
@@ -89,7 +83,7 @@ def read_recorded_run(path: Path) -> RecordedRun | Skipped:
                     or not isinstance(s.get("observation"), str):
                 raise TrajectoryError(f"step {s.get('step')}: needs action, args and observation")
         return RecordedRun(str(path), str(start.get("policy") or "llm"), query, budget, steps)
-    except (OSError, UnicodeDecodeError, TrajectoryError) as exc:
+    except (OSError, UnicodeDecodeError, TrajectoryError, WorkspaceError) as exc:
         return Skipped(str(path), "unparseable", str(exc))
 
 

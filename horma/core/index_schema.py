@@ -21,7 +21,9 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   of its text (``persons`` is a view of it).
 
 Size (issue 19; docs/benchmarks.md, "index size"): pages of :data:`PAGE_SIZE`,
-and no rowid table beside an index of it where a key does (``WITHOUT ROWID``).
+and no rowid table beside an index of it where a key does (``WITHOUT ROWID``);
+FTS5 segments merged and free pages handed back as it is written
+(:data:`MERGE_PAGES`, incremental auto_vacuum), compacted whole by :func:`compact`.
 """
 
 from __future__ import annotations

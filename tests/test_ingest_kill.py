@@ -19,7 +19,8 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 NAMES = ["Ana", "Ben", "Caro", "Dan"]
 
 # The real `horma ingest jsonl`, whose process blocks (to be killed) at the Nth rename of a host note write
-# (FileWriter renames each note into place) or at the Nth index commit: mid-segment, notes or index in flight.
+# (FileWriter renames each note into place), at the Nth index commit, or after the Nth merge step of the index
+# (its FTS5 segments merged and free pages handed back, not yet committed): mid-segment, notes or index in flight.
 BLOCKING_INGEST = """
 import os, sqlite3, sys, time
 kind, n = sys.argv[1], int(sys.argv[2])
@@ -36,6 +37,13 @@ if kind == "rename":
             block()
         return real_rename(*args, **kwargs)
     os.rename = rename
+elif kind == "tidy":
+    import horma.core.index as hi
+    real_tidy = hi.SearchIndex.tidy
+    def tidy(self):
+        real_tidy(self)
+        block()
+    hi.SearchIndex.tidy = tidy
 else:
     import horma.core.index as hi
     real_exit = hi._Transaction.__exit__
@@ -78,7 +86,7 @@ def index_ids(ws: Path) -> collections.Counter:
 
 
 # The whole ingest renames 68 notes into place (8 segments): 25 and 40 fall in the third and fifth.
-@pytest.mark.parametrize("kind,n", [("rename", 25), ("rename", 40), ("commit", 3), ("commit", 6)])
+@pytest.mark.parametrize("kind,n", [("rename", 25), ("rename", 40), ("commit", 3), ("commit", 6), ("tidy", 5)])
 def test_ingest_killed_mid_segment_then_rerun_archives_every_unit_once(tmp_path: Path, kind: str, n: int):
     source = tmp_path / "units.jsonl"
     write_units(source, sessions=8, per=50)
@@ -101,6 +109,10 @@ def test_ingest_killed_mid_segment_then_rerun_archives_every_unit_once(tmp_path:
     expected = {f"s{s}:{i}" for s in range(8) for i in range(50)}
     for counted in (raw_ids(ws), index_ids(ws)):
         assert set(counted) == expected and set(counted.values()) == {1}
+    with sqlite3.connect(ws / ".horma" / "index" / "search.db") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        for fts in ("unit_text", "note_text"):
+            conn.execute(f"INSERT INTO {fts}({fts}, rank) VALUES('integrity-check', 0)")
     hits = subprocess.run([sys.executable, "-m", "horma", "recall", str(ws), "Where does Gull3 sail?",
                            "--backend", "local"],
                           capture_output=True, text=True, cwd=REPO, env=ENV)

@@ -18,6 +18,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable
 
+from horma.core import index_schema as schema
 from horma.core import text as ht
 from horma.core.dates import query_dates
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
@@ -27,7 +28,7 @@ from horma.core.vectors import EMBED_BATCH, Encoder, embed_text
 
 # The schema's names stay reachable as ``index.X``: the sandbox helpers, the host's index and vector
 # modules and the tests use the index module as one namespace (``hi.connect``, ``hi.DB_NAME``).
-__all__ = ["DB_NAME", "ENV", "SCHEMA_VERSION", "TOKENIZER", "IndexError_", "SearchIndex", "connect"]
+__all__ = ["DB_NAME", "ENV", "PAGE_SIZE", "SCHEMA_VERSION", "TOKENIZER", "IndexError_", "SearchIndex", "connect"]
 
 
 class SearchIndex:
@@ -39,6 +40,7 @@ class SearchIndex:
         self.embedded = 0  # vectors written through this object
         self._seg_ids: dict[str, int] = {}
         self._actors: set[str] | None = None
+        self._written: set[str] = set()  # FTS5 tables written since the last tidy
 
     @classmethod
     def open(cls, folder: str, encoder: Encoder | None = None) -> SearchIndex:
@@ -56,7 +58,29 @@ class SearchIndex:
         self.close()
 
     def transaction(self) -> _Transaction:
-        return _Transaction(self.conn)
+        """One write transaction; it ends with :meth:`tidy` before its commit."""
+        return _Transaction(self.conn, self.tidy)
+
+    def tidy(self) -> None:
+        """Keep the file near its compacted size (``index_schema.compact``) at a bounded cost per transaction.
+
+        Each FTS5 table written since the last tidy merges at most ``MERGE_PAGES`` pages of its segments
+        (``index_schema.FTS_OPTIONS``: levels of two; the delete entries of dropped note lines go when a
+        merge reaches the rows they delete), and at most ``VACUUM_PAGES`` free pages go back to the file
+        system (a file made before incremental auto_vacuum has none to give: ``connect`` VACUUMs it once).
+        """
+        if self._written:
+            # FTS5 writes a transaction's rows as a segment at its commit, too late for this merge, or when
+            # a savepoint opens (its xSavepoint flushes them): open one, and the new segment merges now.
+            self.conn.execute("SAVEPOINT tidy")
+            for fts in sorted(self._written):
+                self.conn.execute(f"INSERT INTO {fts}({fts}, rank) VALUES('merge', ?)", (schema.MERGE_PAGES,))
+            self.conn.execute("RELEASE tidy")
+            self._written.clear()
+        free = self.conn.execute("PRAGMA freelist_count").fetchone()[0]
+        if free and self.conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:
+            for _ in range(min(free, schema.VACUUM_PAGES)):  # sqlite3 steps a pragma once: one page per run
+                self.conn.execute("PRAGMA incremental_vacuum(1)")
 
     # -- raw segments ---------------------------------------------------------
     def add_segment(self, rel: str, text: str) -> bool:
@@ -97,6 +121,7 @@ class SearchIndex:
                 "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person, asks) "
                 "VALUES(?,?,?,?,?,?,?,?,?,?)", values).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
+            self._written.add("unit_text")
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
@@ -210,6 +235,7 @@ class SearchIndex:
             lid = self.conn.execute("INSERT INTO note_lines(note, lineno, text) VALUES(?,?,?)",
                                     (note_id, n + 1, t)).lastrowid
             self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, t))
+            self._written.add("note_text")
             cited = self._cited_units(t, single)
             if cited:
                 self.conn.executemany("INSERT OR IGNORE INTO cites(line, unit) VALUES(?,?)",
@@ -238,6 +264,7 @@ class SearchIndex:
     def _drop_line(self, lid: int, title: str, text: str) -> None:
         self.conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
                           (lid, title, text))
+        self._written.add("note_text")
         self.conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
         self.conn.execute("DELETE FROM cites WHERE line=?", (lid,))
         self.conn.execute("DELETE FROM unit_dates WHERE line=?", (lid,))
@@ -279,7 +306,7 @@ class SearchIndex:
                 for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
                               "unit_dates", "vectors"):
                     self.conn.execute(f"DELETE FROM {table}")
-                for fts in ("unit_text", "note_text"):
+                for fts in schema.FTS_TABLES:
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
                 self._seg_ids.clear()
             segments = 0
@@ -307,19 +334,20 @@ class SearchIndex:
                 self.remove_note(rel)
             self._fill_persons(root)
             self.embed_missing(root, progress)
+            if rebuild:  # compacted whole below: no merge step at the commit
+                self._written.clear()
         if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
-            for fts in ("unit_text", "note_text"):
-                self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
-            self.conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # an index from before version 6 gets them
-            self.conn.execute("VACUUM")
+            schema.compact(self.conn)
         return {"segments": segments, "notes": len(seen), "removed": len(gone), "embedded": self.embedded - before}
 
 
 class _Transaction:
-    def __init__(self, conn: sqlite3.Connection, encoder: Encoder | None = None):
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception); nested ones join the outer one. ``before_commit``
+    runs inside the outer transaction, so a writer killed during it leaves the previous state too."""
+
+    def __init__(self, conn: sqlite3.Connection, before_commit: Callable[[], None] | None = None):
         self.conn = conn
-        self.encoder = encoder
-        self.embedded = 0  # vectors written through this object
+        self.before_commit = before_commit
         self.outer = False
 
     def __enter__(self) -> None:
@@ -330,4 +358,10 @@ class _Transaction:
     def __exit__(self, exc_type, *exc: object) -> None:
         if not self.outer:
             return
+        if exc_type is None and self.before_commit is not None:
+            try:
+                self.before_commit()
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")

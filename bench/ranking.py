@@ -15,13 +15,17 @@ Evidence recall counts evidence unit ids among the context's units (the
 navigator selects raw lines whole, so this equals bench/retrieval.py's strict
 figure up to repeated texts); the evidence share is the part of the context's
 tokens that are evidence turns. Flat baselines (horma/bench/flat.py: BM25,
-dense, hybrid over single turns) run on the same questions.
+dense, hybrid over single turns) run on the same questions; with several
+budgets a second table compares evidence shares at equal recall (for each
+baseline and budget, the smallest horma budget that recalls as much).
 
 Examples:
   python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --budget 300,1000
   python bench/ranking.py longmemeval /tmp/lme_dev_haystack.json --budget 3000 --per-type 8 --flat bm25,hybrid
   python bench/ranking.py locomo bench/data/assistant_chats.json --categories 11,12,13,14,15,16 --set SEM_WEIGHT=1
   python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --layers none   (the notes ablation)
+  python bench/ranking.py locomo bench/data/user_chats.json --categories 11,12,13,14,15,16 \
+      --budget 100,150,200,300,500,1000 --flat dense,hybrid   (evidence share at equal recall)
 """
 
 from __future__ import annotations
@@ -101,6 +105,25 @@ def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0) -> tuple[lis
         chosen.append(h.uid)
         ev_tokens += h.cost if h.uid in evidence else 0
     return chosen, used, ev_tokens
+
+
+def equal_recall(rows: list[dict]) -> list[dict]:
+    """For each flat baseline and budget: the smallest horma budget run that recalls at least as much,
+    and the two evidence shares. "At equal recall" is how compact contexts are compared: a share
+    measured at the same budget rewards whichever method recalls less."""
+    horma = sorted((r for r in rows if r["method"] == "horma"), key=lambda r: r["budget"])
+    out = []
+    for r in rows:
+        if r["method"] == "horma":
+            continue
+        match = next((h for h in horma if h["recall"] >= r["recall"]), None)
+        if match is None or not r["evidence_share"]:
+            continue
+        out.append({"baseline": r["method"], "budget": r["budget"], "recall": r["recall"],
+                    "share": r["evidence_share"], "horma_budget": match["budget"], "horma_recall": match["recall"],
+                    "horma_share": match["evidence_share"],
+                    "ratio": round(match["evidence_share"] / r["evidence_share"], 2)})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,8 +215,9 @@ def main(argv: list[str] | None = None) -> int:
                                          if recall.get((m, b, c))},
                          "mean_tokens": round(statistics.fmean(tokens[m, b]), 1),
                          "evidence_share": round(statistics.fmean(share[m, b]), 4)})
+    equal = equal_recall(rows)
     report = {"data": args.data, "kind": args.kind, "semantic": args.semantic, "set": args.set, "layers": layers,
-              "workspaces": len(tasks), "organize_s": round(t_build, 1), "results": rows}
+              "workspaces": len(tasks), "organize_s": round(t_build, 1), "results": rows, "equal_recall": equal}
     if args.json:
         print(json.dumps(report))
         return 0
@@ -208,6 +232,16 @@ def main(argv: list[str] | None = None) -> int:
                       "  ".join(f"{c}: {v:.3f}" for c, v in r["by_category"].items()),
                       f"{r['mean_tokens']:.0f}", f"{r['evidence_share']:.3f}")
     out.print(table)
+    if equal:
+        table = Table(title="evidence share at equal recall: the smallest horma budget that recalls as much")
+        for col in ("baseline", "budget", "recall", "share", "horma budget", "horma recall", "horma share",
+                    "share ratio"):
+            table.add_column(col, justify="left" if col == "baseline" else "right")
+        for e in equal:
+            table.add_row(e["baseline"], str(e["budget"]), f"{e['recall']:.3f}", f"{e['share']:.3f}",
+                          str(e["horma_budget"]), f"{e['horma_recall']:.3f}", f"{e['horma_share']:.3f}",
+                          f"{e['ratio']:.2f}x")
+        out.print(table)
     return 0
 
 

@@ -431,3 +431,22 @@ def test_a_question_in_other_words_than_its_turn_leans_on_meaning(ws: Workspace,
         assert leaning.index("S5:1") < leaning.index("S4:1") and fixed.index("S5:1") > fixed.index("S4:1")
         own = "Which pharmacy did I stop by after the meeting?"
         assert s.rank(own, nearest(folder, own))[0].uid == "S4:1"
+
+
+def test_a_turn_standing_above_a_low_crowd_scores_below_the_old_fixed_floor(ws: Workspace):
+    """In an archive about many unrelated things every neighbour is far from the question; the one that
+    stands above the rest (0.17 among 0.02-0.05) is the answer even under 0.2, so the crowd, not a fixed
+    0.2, decides (search.SEM_FLOOR guards only against noise)."""
+    from horma.core import search
+
+    archive(ws, day_units("S1", ["We're all moved into the duplex in St. Paul, and the dog loves the yard.",
+                                 *DISTRACTORS], "2024-01-02"), "day-1")
+    rebuild(ws, full=False)
+    question = "Where do I live?"
+    with open_index(ws, readonly=True) as s:
+        rows = dict(s.conn.execute("SELECT uid, id FROM units"))
+        near = {rows["S1:1"]: 0.17, **{rows[f"S1:{i}"]: 0.02 + 0.005 * i for i in range(2, 8)}}
+        others = {9000 + i: 0.03 for i in range(search.CROWD_MIN)}  # the rest of a crowd, not in this archive
+        near.update(others)
+        assert s.rank(question) == []  # no word of the question is in any turn
+        assert s.rank(question, near)[0].uid == "S1:1"

@@ -436,7 +436,7 @@ def test_a_question_in_other_words_than_its_turn_leans_on_meaning(ws: Workspace,
 def test_a_turn_standing_above_a_low_crowd_scores_below_the_old_fixed_floor(ws: Workspace):
     """In an archive about many unrelated things every neighbour is far from the question; the one that
     stands above the rest (0.17 among 0.02-0.05) is the answer even under 0.2, so the crowd, not a fixed
-    0.2, decides (search.SEM_FLOOR guards only against noise)."""
+    0.2, decides (search.CROWD_FLOOR guards only against noise)."""
     from horma.core import search
 
     archive(ws, day_units("S1", ["We're all moved into the duplex in St. Paul, and the dog loves the yard.",

@@ -29,19 +29,22 @@ DATE_CAP = 400  # a date naming more units than this (a whole busy month) only r
 COST_POWER = 0.5
 # Meaning: the host hands in the units nearest the query in embedding space (``--near``) with their
 # cosine similarity. A similarity above the crowd (the mean of the neighbours handed in, at least
-# SEM_FLOOR) scores up to SEM_WEIGHT times the best BM25 match (linearly, the best neighbour scoring
+# CROWD_FLOOR) scores up to SEM_WEIGHT times the best BM25 match (linearly, the best neighbour scoring
 # most), and then counts like a match: neighbours, sessions. The crowd sets the floor because how near
 # is near depends on the archive: in a chat among friends about the same few things every turn is
 # fairly near every question (LoCoMo: a mean of 0.44 over the 64 nearest), in a user's chat with an
 # assistant about many things few are (0.20); only what stands above the rest tells anything.
-# SEM_FLOOR only guards against noise where the crowd is lower still: in a user's chat about many
-# things the answer to "Where do I live?" ("We're all moved into the duplex in St. Paul") stands at
-# 0.19 among neighbours at 0.03-0.15, and 0.2 threw it away (user chats 0.94 -> 1.00 at 0.1; LoCoMo
-# and LongMemEval, whose crowds stand above 0.2, unchanged: docs/benchmarks.md, session 10).
+# Under a crowd the floor is never below CROWD_FLOOR, a guard against noise only: in a user's chat
+# about many things the answer to "Where do I live?" ("We're all moved into the duplex in St. Paul")
+# stands at 0.19 among neighbours at 0.03-0.15, and a floor of 0.2 threw it away (user chats 0.97 ->
+# 1.00 at 300 with 0.1; LoCoMo and LongMemEval, whose crowds stand above 0.2, unchanged:
+# docs/benchmarks.md, session 10). Without a crowd to tell what stands out (a tiny archive, a caller's
+# short --near list) a similarity must reach SEM_FLOOR: "gondola" is not "a tandem bicycle" at 0.15.
 SEM_WEIGHT = 0.5
-SEM_FLOOR = 0.1
+SEM_FLOOR = 0.2
+CROWD_FLOOR = 0.1
 SEM_RELATIVE = 1
-CROWD_MIN = 8  # fewer neighbours than this (a caller's own short --near list) keep the fixed floor
+CROWD_MIN = 8  # fewer neighbours than this keep the fixed floor
 # How far the words can be trusted: the share of the query's word weight (idf) that one of its best
 # lexical matches holds. A question in other words than its turn ("what injury forced me to stop
 # jogging?" against "shin splints, no running") matches only its common words; then meaning weighs up
@@ -140,7 +143,7 @@ class Searcher:
         scale = max(base.values(), default=1.0)
         if near:
             top_sim = max(near.values()) if SEM_RELATIVE else 1.0
-            floor = max(SEM_FLOOR, sum(near.values()) / len(near)) if len(near) >= CROWD_MIN else SEM_FLOOR
+            floor = max(CROWD_FLOOR, sum(near.values()) / len(near)) if len(near) >= CROWD_MIN else SEM_FLOOR
             span = max(top_sim - floor, 1e-6)
             weight = SEM_WEIGHT * (1.0 + SEM_ADAPT * (1.0 - self._cover(words, base))) if SEM_ADAPT else SEM_WEIGHT
             for rowid, sim in near.items():

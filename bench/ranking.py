@@ -89,11 +89,13 @@ def build(root: Path, sessions: list) -> None:
     (root / ".built").write_text("1")
 
 
-def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0) -> tuple[list[str], int, int]:
+def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0, pad: bool = False) -> tuple[list[str], int, int]:
     used, segs, chosen, ev_tokens = 0, set(), [], 0
     floor = cut / 100 * ranked[0].score if ranked and cut else 0.0
     for h in ranked:
         if floor and h.score < floor:
+            break
+        if h.score <= 0 and not pad:  # as hsearch --budget: the matches are spent (--fill goes on)
             break
         cost = h.cost + (0 if h.path in segs else HEADER_COST)
         if used + cost > budget:
@@ -139,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="override a ranking constant of horma.core.search (repeatable)")
     p.add_argument("--flat", default="", help="comma list of flat baselines to run beside: bm25,dense,hybrid")
     p.add_argument("--cut", type=float, default=0.0, help="stop at lines scoring under PCT percent of the best")
+    p.add_argument("--fill", action="store_true",
+                   help="fill the budget past the matches with the best sessions' other turns (hsearch --fill)")
     p.add_argument("--layers", default="default",
                    help="note layers the ranking routes through: default (dates), none, or a comma list of "
                         + ",".join(search.LAYERS) + " (the notes ablation)")
@@ -179,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
                 ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None)
                 ev = set(q["ev"])
                 for b in budgets:
-                    chosen, used, ev_tokens = fill(ranked, b, ev, args.cut)
+                    chosen, used, ev_tokens = fill(ranked, b, ev, args.cut, args.fill)
                     got = len(ev & set(chosen)) / len(ev)
                     for key in (("horma", b, "all"), ("horma", b, q["cat"])):
                         recall[key].append(got)

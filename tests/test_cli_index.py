@@ -283,3 +283,23 @@ def test_hsearch_finds_the_workspace_from_a_subfolder(indexed: Workspace):
     top = hsearch(indexed, "-n", "1", "--notes", "0", "quokka violin")
     sub = hsearch(indexed, "-n", "1", "--notes", "0", "quokka violin", cwd=indexed.root / "notes" / "entities")
     assert top.returncode == 0 and sub.stdout == top.stdout and len(rows(top.stdout)) == 1
+
+
+def test_budget_stops_after_the_matches_unless_told_to_fill(tmp_path: Path):
+    """A context takes the lines that matched (by words, meaning or a neighbour's lent score), then stops:
+    the best sessions' other turns are listed after them but spend a budget only with --fill."""
+    ws = Workspace.init(tmp_path / "ws")
+    archive(ws, units("S1", ["the quokka smiled at the harbour", "how lovely", "we had lunch after that",
+                             "then the rain came", "and the bus was late"]), "day-1")
+    index_json(ws)
+    with open_index(ws, readonly=True) as s:
+        ranked = s.rank("quokka")
+    matched = [h.uid for h in ranked if h.score > 0]
+    context = [h.uid for h in ranked if h.score <= 0]
+    assert matched[0] == "S1:1" and context  # the turns no score reached follow the matches
+    listed = rows(hsearch(ws, "-n", "0", "--notes", "0", "--refs", "quokka").stdout)
+    assert len(listed) == len(matched) + len(context)  # a listing shows both
+    budgeted = hsearch(ws, "-n", "0", "--notes", "0", "--refs", "--budget", "1000", "quokka")
+    assert budgeted.returncode == 0 and len(rows(budgeted.stdout)) == len(matched)
+    filled = hsearch(ws, "-n", "0", "--notes", "0", "--refs", "--budget", "1000", "--fill", "quokka")
+    assert rows(filled.stdout) == listed

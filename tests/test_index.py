@@ -765,6 +765,24 @@ def test_a_first_person_question_leans_toward_first_person_turns(ws: Workspace):
         assert s.rank("What did you say about moving with a dog?")[0].uid == "c:2"
 
 
+def test_asking_you_in_a_chat_leans_toward_the_assistants_turns_in_any_person(tmp_path: Path):
+    """In a chat with an assistant "you" is the assistant: its recommendation in the first person ("I'd
+    combine...") answers "which course did you recommend?", not the user's own question in the second
+    person; between two people (no side an assistant) the turn's grammatical person decides, as before."""
+    question = "Which free German course did you recommend?"
+    for other, want in (("assistant", ["c:2", "c:1"]), ("Mira", ["c:1", "c:2"])):
+        ws = Workspace.init(tmp_path / other)
+        archive(ws, [Unit("c:1", "2024-03-01 10:00", "Dana", "Can you recommend a free German course for your "
+                          "busy friend? You know my shifts are irregular and your advice is always good."),
+                     Unit("c:2", "2024-03-01 10:01", other,
+                          "I'd combine two things: Nicos Weg, a free German course online, and a weekly tandem.")],
+                "chat")
+        rebuild(ws, full=False)
+        with open_index(ws, readonly=True) as s:
+            assert s.assistants() == ({other} if other == "assistant" else set())
+            assert [h.uid for h in s.rank(question)] == want, other
+
+
 # Version 5's layout, as horma wrote it before the index was made smaller: what :func:`to_version` turns a
 # current index back into, so the upgrade runs on the tables an old workspace really has.
 V5_TABLES = """

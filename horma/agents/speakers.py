@@ -10,8 +10,9 @@ raw lines and every mention keep the label exactly as it was recorded.
 
 from __future__ import annotations
 
-ROLES = {"user": "the user", "human": "the user", "assistant": "the assistant", "ai": "the assistant",
-         "bot": "the assistant", "chatbot": "the assistant"}
+from horma.core.text import ASSISTANT_ROLES, USER_ROLES
+
+ROLES = {**dict.fromkeys(USER_ROLES, "the user"), **dict.fromkeys(ASSISTANT_ROLES, "the assistant")}
 
 
 def speaker_name(actor: str) -> str:

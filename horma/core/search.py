@@ -54,6 +54,10 @@ COVER_TOP = 20  # lexical matches whose words are checked
 # A question in the first person leans toward turns in the first person, one asking "you" toward turns
 # in the second person (horma.core.text.person): in a user's chat with an assistant, "where do I live?"
 # is answered by the user's "we moved to...", not by the assistant's long reply that repeats the words.
+# Where one side is an assistant (an actor named by a role label), "you" is that assistant: a question
+# asking "you" leans toward the assistant's own turns instead, whatever pronouns they use (assistant
+# chats +0.04 at 300, the rest unchanged; leaning a first-person question toward the user's turns by
+# role too lost "several turns" questions: docs/benchmarks.md, session 10).
 PERSON_BOOST = 3.0
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
 # units the note line cites; the folder names lend a matching note line's score to the units it cites.
@@ -109,6 +113,7 @@ class Searcher:
         self.weights = {k: LEND_WEIGHT for k in LAYERS if k != "dates"}
         self.weights.update(note_weights or {})
         self._actor_words: dict[str, str] | None = None
+        self._assistants: set[str] | None = None
 
     def actor_words(self) -> dict[str, str]:
         if self._actor_words is None:
@@ -117,6 +122,13 @@ class Searcher:
                 for w in ht.words(name):
                     self._actor_words.setdefault(w, name)
         return self._actor_words
+
+    def assistants(self) -> set[str]:
+        """The actors named by an assistant's role label ("assistant", "AI", ...): who "you" is in a chat."""
+        if self._assistants is None:
+            self._assistants = {name for (name,) in self.conn.execute("SELECT name FROM actors")
+                                if name.casefold() in ht.ASSISTANT_ROLES}
+        return self._assistants
 
     def rank(self, query: str, near: dict[int, float] | None = None, today: str | None = None) -> list[Hit]:
         """Raw lines, best first: the scored matches, then the rest of the best sessions (score 0).
@@ -198,7 +210,12 @@ class Searcher:
         for h in ranked:
             h.path = paths[h.seg]
         asked = ht.asked_person(ht.words(query)) if PERSON_BOOST != 1 else ht.NO_PERSON
-        if asked != ht.NO_PERSON and ranked:
+        assistants = self.assistants() if asked == ht.SECOND else set()
+        if assistants and ranked:
+            for h in ranked:
+                if h.actor in assistants:
+                    h.score *= PERSON_BOOST
+        elif asked != ht.NO_PERSON and ranked:
             try:
                 lean = {u for (u,) in self.conn.execute(
                     "SELECT unit FROM persons WHERE person = ? AND unit IN (SELECT value FROM json_each(?))",

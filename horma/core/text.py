@@ -43,6 +43,11 @@ STOPWORDS = frozenset(
 # person ("where do I live?") is answered by the asker's own first-person turns, one asking "you"
 # ("what did you recommend?") by the other side's; a question in the third person names whom it asks
 # about and gets no lean.
+# In a chat with an assistant, "you" is the assistant: a question asking "you" is answered by the
+# assistant's own turns, whatever pronouns they use ("I'd combine three things: Deutsche Welle's...").
+# Chat APIs and MCP clients label the sides with these roles (any case).
+USER_ROLES = frozenset(["user", "human"])
+ASSISTANT_ROLES = frozenset(["assistant", "ai", "bot", "chatbot"])
 FIRST_PERSON = frozenset(["i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"])
 SECOND_PERSON = frozenset(["you", "your", "yours", "yourself", "yourselves"])
 NO_PERSON, FIRST, SECOND = 0, 1, 2

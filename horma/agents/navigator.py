@@ -8,8 +8,8 @@ their provenance, and the lines of notes someone wrote (an agent's
 preferences note, a person's own page) that answer the question; the notes
 the manager regenerates from raw only route. They take part through ``hsearch``: entity notes route a query to the
 raw lines they cite, dates the session notes anchored route a dated question
-to the turns they happened in, and after its matches ``hsearch`` offers the
-rest of the best sessions; ``layers`` picks the note layers (for ablations).
+to the turns they happened in; the context ends with the matches (``hsearch --budget`` leaves the rest of
+the best sessions out); ``layers`` picks the note layers (for ablations).
 """
 
 from __future__ import annotations

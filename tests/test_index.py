@@ -783,6 +783,21 @@ def test_asking_you_in_a_chat_leans_toward_the_assistants_turns_in_any_person(tm
             assert [h.uid for h in s.rank(question)] == want, other
 
 
+def test_a_first_person_question_in_a_chat_skips_the_assistants_first_person_turns(tmp_path: Path):
+    """"I" in a question to an assistant is the one who talks to it: the assistant's "I would love a flat
+    by the river" tells nothing about where the asker lives, the user's "we moved into a flat" does;
+    between two people both speak of themselves and the lean stays with every first-person turn."""
+    question = "Which flat by the river do I live in?"
+    for other, want in (("assistant", ["c:1", "c:2"]), ("Mira", ["c:2", "c:1"])):
+        ws = Workspace.init(tmp_path / other)
+        archive(ws, [Unit("c:1", "2024-03-01 10:00", "Dana", "We finally moved into a small flat last spring."),
+                     Unit("c:2", "2024-03-01 10:01", other, "I would love a flat by the river; a flat by the river "
+                          "is my dream, I live for rivers.")], "chat")
+        rebuild(ws, full=False)
+        with open_index(ws, readonly=True) as s:
+            assert [h.uid for h in s.rank(question)] == want, other
+
+
 # Version 5's layout, as horma wrote it before the index was made smaller: what :func:`to_version` turns a
 # current index back into, so the upgrade runs on the tables an old workspace really has.
 V5_TABLES = """

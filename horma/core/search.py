@@ -56,8 +56,9 @@ COVER_TOP = 20  # lexical matches whose words are checked
 # is answered by the user's "we moved to...", not by the assistant's long reply that repeats the words.
 # Where one side is an assistant (an actor named by a role label), "you" is that assistant: a question
 # asking "you" leans toward the assistant's own turns instead, whatever pronouns they use (assistant
-# chats +0.04 at 300, the rest unchanged; leaning a first-person question toward the user's turns by
-# role too lost "several turns" questions: docs/benchmarks.md, session 10).
+# chats +0.04 at 300, the rest unchanged), and a first-person question leans toward first-person turns
+# that are not the assistant's (chats +0.01-0.03 at 150-200, LongMemEval +0.008 at 1000). Leaning it
+# toward all the user's turns by role lost "several turns" questions (docs/benchmarks.md, session 10).
 PERSON_BOOST = 3.0
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
 # units the note line cites; the folder names lend a matching note line's score to the units it cites.
@@ -210,23 +211,32 @@ class Searcher:
         for h in ranked:
             h.path = paths[h.seg]
         asked = ht.asked_person(ht.words(query)) if PERSON_BOOST != 1 else ht.NO_PERSON
-        assistants = self.assistants() if asked == ht.SECOND else set()
-        if assistants and ranked:
-            for h in ranked:
-                if h.actor in assistants:
-                    h.score *= PERSON_BOOST
-        elif asked != ht.NO_PERSON and ranked:
-            try:
-                lean = {u for (u,) in self.conn.execute(
-                    "SELECT unit FROM persons WHERE person = ? AND unit IN (SELECT value FROM json_each(?))",
-                    (asked, _ids(h.id for h in ranked)))}
-            except sqlite3.OperationalError:  # an index from before version 5, read-only: no lean until synced
-                lean = set()
+        if asked != ht.NO_PERSON and ranked:
+            lean = self._leaning(asked, ranked)
             for h in ranked:
                 if h.id in lean:
                     h.score *= PERSON_BOOST
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
         return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
+
+    def _leaning(self, asked: int, ranked: list[Hit]) -> set[int]:
+        """The ranked units a question asked in the first or second person leans toward.
+
+        Between people the turn's grammatical person decides. Where one side is an assistant, "you" is
+        the assistant: a question asking "you" leans toward its turns whatever their pronouns; and "I" is
+        the one who talks to it, so the assistant's own first-person turns ("I'd suggest...") tell nothing
+        about the asker and get no lean.
+        """
+        assistants = self.assistants()
+        if asked == ht.SECOND and assistants:
+            return {h.id for h in ranked if h.actor in assistants}
+        try:
+            lean = {u for (u,) in self.conn.execute(
+                "SELECT unit FROM persons WHERE person = ? AND unit IN (SELECT value FROM json_each(?))",
+                (asked, _ids(h.id for h in ranked)))}
+        except sqlite3.OperationalError:  # an index from before version 5, read-only: no lean until synced
+            return set()
+        return {h.id for h in ranked if h.id in lean and h.actor not in assistants}
 
     def _asking(self, base: dict[int, float]) -> set[int]:
         """The scored units that end in a question (none on an index from before version 7, read-only)."""

@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             searcher = search.Searcher(conn, layers=layers)
             for q in qs:
                 near = nearest(folder, q["q"]) if args.semantic == "on" else None
-                ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None)
+                ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None, sessions=args.fill)
                 ev = set(q["ev"])
                 for b in budgets:
                     chosen, used, ev_tokens = fill(ranked, b, ev, args.cut, args.fill)

@@ -131,8 +131,10 @@ class Searcher:
                                 if name.casefold() in ht.ASSISTANT_ROLES}
         return self._assistants
 
-    def rank(self, query: str, near: dict[int, float] | None = None, today: str | None = None) -> list[Hit]:
-        """Raw lines, best first: the scored matches, then the rest of the best sessions (score 0).
+    def rank(self, query: str, near: dict[int, float] | None = None, today: str | None = None,
+             sessions: bool = True) -> list[Hit]:
+        """Raw lines, best first: the scored matches, then (``sessions``) the rest of the best sessions
+        (score 0), which a budgeted context leaves out unless asked to fill.
 
         ``near`` maps unit row ids to their cosine similarity with the query (the host's embedding
         search); without it the ranking is lexical. ``today`` (YYYY-MM-DD) is the date the question is
@@ -217,7 +219,7 @@ class Searcher:
                 if h.id in lean:
                     h.score *= PERSON_BOOST
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
-        return _distinct(ranked + self._rest_of_sessions(ranked, session, paths))
+        return _distinct(ranked + (self._rest_of_sessions(ranked, session, paths) if sessions else []))
 
     def _leaning(self, asked: int, ranked: list[Hit]) -> set[int]:
         """The ranked units a question asked in the first or second person leans toward.

@@ -52,8 +52,12 @@ from horma.core.vectors import Encoder
 from horma.errors import MissingExtra
 
 MAX_TOKENS = 128  # WordPiece tokens a unit is embedded with: the length the model was trained on
-# sentences per run, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster than 64)
+# sentences per run at most, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster
+# than 64). A run also ends where the next text is more than PADDING shorter than its first: in one session's
+# call the lengths spread, and padding a 12-token turn to 60 cost more than the run saves (docs/benchmarks.md,
+# "session 11": LoCoMo sessions 127 -> 190 units/s on 2 cores, one large call unchanged at about 250)
 BATCH = 8
+PADDING = 0.1
 # inputs of a row quantized together in the int8 products (cosine to the float path on 1,000 LoCoMo turns, worst;
 # and to the float32 sentence-transformers model on "x"): 32: 0.9994 / 0.998, 64: 0.9990 / 0.997 and 8% slower
 # than 128: 0.998 / 0.994, which fails tests/test_vectors.py's 0.995 on one-word texts; 256: 0.995
@@ -182,6 +186,22 @@ def int8_graph(model: Path) -> bytes | None:
     return bytes(m.SerializeToString())
 
 
+def _runs(lengths: np.ndarray) -> list[np.ndarray]:
+    """Row indices grouped into runs, longest texts first: at most BATCH rows, none more than PADDING
+    shorter than the run's first (its width), so a run pads little."""
+    runs: list[np.ndarray] = []
+    order = np.argsort(-lengths, kind="stable")
+    start = 0
+    while start < len(order):
+        end = start + 1
+        least = (1.0 - PADDING) * lengths[order[start]]
+        while end < len(order) and end - start < BATCH and lengths[order[end]] >= least:
+            end += 1
+        runs.append(order[start:end])
+        start = end
+    return runs
+
+
 class Embedder(Encoder):
     """A BERT sentence encoder with mean pooling: unit-length float32 vectors, and their int8 form.
 
@@ -228,11 +248,16 @@ class Embedder(Encoder):
             return out
         encodings = self.tokenizer.encode_batch(list(texts))
         lengths = np.array([len(e.ids) for e in encodings])
-        order = np.argsort(-lengths, kind="stable")
-        runs = [order[start:start + BATCH] for start in range(0, len(order), BATCH)]
+        runs = _runs(lengths)
+        pending = iter(runs)
+        take = threading.Lock()
 
-        def work(k: int) -> None:  # session k takes runs k, k + count, ...: long and short runs alike
-            for rows in runs[k::len(self.sessions)]:
+        def next_run() -> np.ndarray | None:
+            with take:
+                return next(pending, None)
+
+        def work(k: int) -> None:  # each session takes the next run when it is free: neither waits on the other
+            while (rows := next_run()) is not None:
                 width = int(lengths[rows].max())
                 ids = np.zeros((len(rows), width), dtype=np.int64)
                 mask = np.zeros((len(rows), width), dtype=np.int64)

@@ -155,11 +155,27 @@ def test_int8_products_keep_the_float_vectors_and_the_weights():
     assert np.array_equal(stored, np.frombuffer(q.raw_data, dtype=np.int8).reshape(k, n))  # the same weights
 
 
-def test_two_sessions_on_alternate_runs_give_one_sessions_vectors_bit_for_bit():
-    texts = [f"{PET} {i} " + "and more " * (i % 9) for i in range(40)]  # five runs of 8, lengths mixed
+def test_two_sessions_taking_runs_as_they_free_give_one_sessions_vectors_bit_for_bit():
+    texts = [f"{PET} {i} " + "and more " * (i % 9) for i in range(40)]  # runs of one to eight, lengths mixed
     two, one = Embedder(threads=2), Embedder(threads=1)
     assert len(two.sessions) == 2 and len(one.sessions) == 1
     assert np.array_equal(two.embed(texts), one.embed(texts))
+    alone = np.concatenate([one.embed([t]) for t in texts])  # no run, no padding: the same vectors
+    assert np.allclose(two.embed(texts), alone, atol=1e-6)
+
+
+def test_a_run_holds_texts_of_about_one_length_and_at_most_batch_of_them():
+    """Padding a 12-token turn to the 60 of the longest in its run costs more than the run saves, so a run
+    ends where the next text is more than PADDING shorter than its first; and it never exceeds BATCH."""
+    from horma.embed import BATCH, PADDING, _runs
+
+    lengths = np.array([50, 12, 48, 11, 47, 30, 46])
+    assert [r.tolist() for r in _runs(lengths)] == [[0, 2, 4, 6], [5], [1, 3]]
+    assert all(lengths[r].min() >= (1 - PADDING) * lengths[r].max() for r in _runs(lengths))
+    same = np.full(3 * BATCH + 1, 20)
+    assert [len(r) for r in _runs(same)] == [BATCH, BATCH, BATCH, 1]
+    assert sorted(np.concatenate(_runs(same)).tolist()) == list(range(len(same)))
+    assert _runs(np.array([], dtype=int)) == []
 
 
 def test_quantized_vectors_keep_the_cosine():

@@ -26,6 +26,8 @@ Examples:
   python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --layers none   (the notes ablation)
   python bench/ranking.py locomo bench/data/user_chats.json --categories 11,12,13,14,15,16 \
       --budget 100,150,200,300,500,1000 --flat dense,hybrid   (evidence share at equal recall)
+  python bench/ranking.py locomo bench/data/holdout_chats.json --categories 11,12,13,14,15,16 \
+      --flat bm25,dense,hybrid   (the held-out chats: check a change there, never choose one by it)
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ That keeps vectors within a cosine of 0.9986 of the float path on 2,000
 LoCoMo turns and 0.9975 on one-word texts (as close as the index's own int8
 storage), where quantizing activations per
 tensor (``DynamicQuantizeMatMul``, as ``quantize_dynamic`` makes) fell to 0.977. Each session runs one thread
-and two sessions take alternate batches: onnxruntime releases the GIL, and
+and each of two sessions takes the next run of texts when it is free: onnxruntime releases the GIL, and
 one thread per run saves the cost of splitting every small product in two.
 """
 
@@ -205,7 +205,7 @@ def _runs(lengths: np.ndarray) -> list[np.ndarray]:
 class Embedder(Encoder):
     """A BERT sentence encoder with mean pooling: unit-length float32 vectors, and their int8 form.
 
-    ``threads`` sessions of one thread each run alternate batches (default: up to 2, the cores the
+    ``threads`` sessions of one thread each take runs as they free up (default: up to 2, the cores the
     issue measures on); ``int8=False`` keeps the graph's float products (the reference in the tests).
     """
 

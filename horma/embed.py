@@ -55,7 +55,7 @@ MAX_TOKENS = 128  # WordPiece tokens a unit is embedded with: the length the mod
 # sentences per run at most, sorted by length: small runs keep padding small (a session's 20 turns: 1.5x faster
 # than 64). A run also ends where the next text is more than PADDING shorter than its first: in one session's
 # call the lengths spread, and padding a 12-token turn to 60 cost more than the run saves (docs/benchmarks.md,
-# "session 11": LoCoMo sessions 127 -> 190 units/s on 2 cores, one large call unchanged at about 250)
+# "session 11": a LoCoMo session a call 111-121 -> 221 units/s on 2 cores, one large call unchanged at about 250)
 BATCH = 8
 PADDING = 0.1
 # inputs of a row quantized together in the int8 products (cosine to the float path on 1,000 LoCoMo turns, worst;

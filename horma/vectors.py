@@ -1,9 +1,11 @@
 """Semantic neighbours of a query among a workspace's units: the vectors the index holds, searched on the host.
 
-The index keeps one int8 vector per unit (``horma.core.index``); a process
-loads them once into one matrix and then only the rows added since (units
-are only ever appended; a rebuild or ``horma forget`` changes the count and
-reloads all). A query is one matrix-vector product: at 10^5 units a
+The index keeps one vector per unit at 4 bits a dimension (``horma.core.index``,
+``horma.vector_codec``; an index of an older version, int8, is read as it is
+until the host's next write re-codes it); a process loads them once into one
+matrix and then only the rows added since (units are only ever appended; a
+rebuild or ``horma forget`` changes the count, and a model or codec change the
+rows: each reloads all). A query is one matrix-vector product: at 10^5 units a
 150 MB float32 matrix and a few milliseconds. Past 10^6 units an approximate index
 (usearch, sqlite-vec, FAISS) would take over; see docs/benchmarks.md.
 """
@@ -18,7 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from horma.core import index as hi
+from horma.core.vectors import CODEC_KEY, INT8
 from horma.embed import Embedder, default_embedder
+from horma.vector_codec import CODECS, decode
 
 NEAR_K = 64  # neighbours handed to hsearch: more than a 1000-token context holds
 
@@ -26,6 +30,7 @@ NEAR_K = 64  # neighbours handed to hsearch: more than a 1000-token context hold
 @dataclass
 class _Table:
     model: str = ""
+    codec: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     m: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # unit-length rows
 
@@ -38,37 +43,48 @@ _MAX_ROWS = 1_000_000
 
 
 def _load(folder: str, conn: sqlite3.Connection) -> _Table:
-    """The folder's vectors, topped up with rows added since the last call (reloaded when any went)."""
-    row = conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
-    model = row[0] if row else ""
-    count, top = conn.execute("SELECT count(*), coalesce(max(unit), 0) FROM vectors").fetchone()
-    with _lock:
-        t = _tables.pop(folder, None) or _Table()
-        known_top = int(t.ids[-1]) if len(t.ids) else 0
-        if t.model != model or len(t.ids) > count or known_top > top or (
-                len(t.ids) < count and conn.execute("SELECT count(*) FROM vectors WHERE unit <= ?",
-                                                    (known_top,)).fetchone()[0] != len(t.ids)):
-            t, known_top = _Table(model=model), 0
-        if len(t.ids) < count:
-            rows = conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ? ORDER BY unit",
-                                (known_top,)).fetchall()
-            if rows:
-                ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                q = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.int8).reshape(len(rows), -1)
-                m = q.astype(np.float32) * np.fromiter((r[2] for r in rows), dtype=np.float32,
-                                                        count=len(rows))[:, None]
-                t.ids = np.concatenate([t.ids, ids])
-                t.m = m if not len(t.m) else np.concatenate([t.m, m])
-        _tables[folder] = t
-        while len(_tables) > 1 and sum(len(x.ids) for x in _tables.values()) > _MAX_ROWS:
-            _tables.pop(next(iter(_tables)))
-        return t
+    """The folder's vectors, topped up with rows added since the last call (reloaded when any went, or
+    when the model or the codec changed: rows of two codes are never mixed in one matrix).
+
+    One read transaction: the codec, the model and the rows come from one state of the file, not from
+    either side of a writer's re-coding. A codec this horma does not know gives no rows.
+    """
+    conn.execute("BEGIN")
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', ?)", (CODEC_KEY,)))
+        model, codec = meta.get("embed_model", ""), meta.get(CODEC_KEY, INT8)
+        if codec not in CODECS:
+            return _Table(model=model, codec=codec)
+        count, top = conn.execute("SELECT count(*), coalesce(max(unit), 0) FROM vectors").fetchone()
+        with _lock:
+            t = _tables.pop(folder, None) or _Table()
+            known_top = int(t.ids[-1]) if len(t.ids) else 0
+            if t.model != model or t.codec != codec or len(t.ids) > count or known_top > top or (
+                    len(t.ids) < count and conn.execute("SELECT count(*) FROM vectors WHERE unit <= ?",
+                                                        (known_top,)).fetchone()[0] != len(t.ids)):
+                t, known_top = _Table(model=model, codec=codec), 0
+            if len(t.ids) < count:
+                rows = conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ? ORDER BY unit",
+                                    (known_top,)).fetchall()
+                if rows:
+                    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+                    m = decode([r[1] for r in rows], [r[2] for r in rows], codec)
+                    t.ids = np.concatenate([t.ids, ids])
+                    t.m = m if not len(t.m) else np.concatenate([t.m, m])
+            _tables[folder] = t
+            while len(_tables) > 1 and sum(len(x.ids) for x in _tables.values()) > _MAX_ROWS:
+                _tables.pop(next(iter(_tables)))
+            return t
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> dict[int, float]:
     """The ``k`` units (index row ids) most similar to ``query``, with their cosine similarity.
 
-    Empty when the index holds no vectors, or holds another model's (``horma index`` re-embeds them).
+    Empty when the index holds no vectors, or holds another model's or a code this horma cannot read
+    (``horma index`` re-embeds them).
     """
     if not os.path.isfile(os.path.join(folder, hi.DB_NAME)):
         return {}

@@ -17,6 +17,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import ISOLATED, archive, require_backend
 
@@ -25,9 +26,11 @@ from horma.core.dates import query_dates
 from horma.core.index_schema import compact
 from horma.core.notes import citations, format_citation
 from horma.core.search import Searcher
+from horma.core.vectors import CODEC, CODEC_KEY, INT8
 from horma.index import damaged, index_folder, open_index, rebuild
 from horma.resources import CORE, SANDBOX_BIN
 from horma.sandbox import Limits, open_sandbox
+from horma.vector_codec import decode, encode
 from horma.workspace import Unit, Workspace, WorkspaceError
 
 HSEARCH = SANDBOX_BIN / "hsearch"
@@ -812,11 +815,23 @@ CREATE INDEX unit_dates_by_line ON unit_dates(line);
 
 
 def to_version(db: Path, version: str) -> None:
-    """Rewrite a current index in the layout of version 6 (without units.asks), 5 (and without the v6
-    tables, on 4 KB pages) or 4 (and without persons)."""
+    """Rewrite a current index in the layout of version 7 (its vectors int8, each row scaled to its largest
+    component, and no codec named in meta), 6 (and without units.asks), 5 (and without the v6 tables, on
+    4 KB pages) or 4 (and without persons)."""
     conn = sqlite3.connect(db, isolation_level=None)
     try:
         conn.execute("BEGIN")
+        rows = conn.execute("SELECT unit, q, scale FROM vectors").fetchall()
+        v = decode([r[1] for r in rows], [r[2] for r in rows], CODEC)
+        scale = np.abs(v).max(axis=1) / 127.0
+        q = np.round(v / scale[:, None]).astype(np.int8)
+        conn.executemany("UPDATE vectors SET q=?, scale=? WHERE unit=?",
+                         [(q[i].tobytes(), float(scale[i]), r[0]) for i, r in enumerate(rows)])
+        conn.execute("DELETE FROM meta WHERE key=?", (CODEC_KEY,))
+        if version == "7":
+            conn.execute("UPDATE meta SET value='7' WHERE key='version'")
+            conn.execute("COMMIT")
+            return
         conn.execute("ALTER TABLE units DROP COLUMN asks")
         if version == "6":
             conn.execute("UPDATE meta SET value='6' WHERE key='version'")
@@ -852,8 +867,10 @@ def _dated_workspace(ws: Workspace) -> str:
     return seg
 
 
-@pytest.mark.parametrize("version", ["4", "5", "6"])
+@pytest.mark.parametrize("version", ["4", "5", "6", "7"])
 def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: Workspace, version: str):
+    """Every table's rows are kept; the int8 vectors every version before 8 held are re-coded to 4 bits from
+    their own values by the host's next sync, none embedded again."""
     _dated_workspace(ws)
     rebuild(ws, full=False)
     db = index_folder(ws) / HI.DB_NAME
@@ -866,13 +883,24 @@ def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: 
                     "persons": sorted(conn.execute(
                         "SELECT u.uid, p.person FROM persons p JOIN units u ON u.id = p.unit")),
                     "asks": sorted(conn.execute("SELECT uid, asks FROM units")),
-                    "vectors": sorted(conn.execute("SELECT u.uid, v.q FROM vectors v JOIN units u ON u.id=v.unit"))}
+                    "vectors": sorted(conn.execute(
+                        "SELECT u.uid, v.q, v.scale FROM vectors v JOIN units u ON u.id=v.unit")),
+                    "codec": conn.execute("SELECT value FROM meta WHERE key=?", (CODEC_KEY,)).fetchall()}
         finally:
             conn.close()
 
     before = state()
     assert before["dates"] == [("c:1", "2024-02-29")] and len(before["persons"]) == len(before["vectors"]) == 2
+    assert before["codec"] == [(CODEC,)] and {len(r[1]) for r in before["vectors"]} == {192}
     to_version(db, version)
+    conn = sqlite3.connect(db)
+    try:
+        old = sorted(conn.execute("SELECT u.uid, v.q, v.scale FROM vectors v JOIN units u ON u.id=v.unit"))
+    finally:
+        conn.close()
+    assert {len(r[1]) for r in old} == {384}
+    recoded = encode(decode([r[1] for r in old], [r[2] for r in old], INT8))
+    before["vectors"] = [(r[0], *c) for r, c in zip(old, recoded, strict=True)]
     old_size = db.stat().st_size
     with open_index(ws, readonly=True) as s:  # read-only: an old index still searches (no lean without persons)
         assert "c:1" in {h.uid for h in s.rank("Where do I live after the move?")}
@@ -890,7 +918,7 @@ def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: 
         assert not {"cites_by_line", "unit_dates_by_day"} & names and not any(n.startswith("old_") for n in names)
     finally:
         conn.close()
-    assert version == "6" or db.stat().st_size < old_size  # 6 had the small pages already
+    assert version in ("6", "7") or db.stat().st_size < old_size  # 6 had the small pages already
     with open_index(ws, readonly=True) as s:
         assert s.rank("Where do I live after the move?")[0].uid == "c:1"
         assert s.rank("what happened on 29 February 2024?")[0].uid == "c:1"

@@ -24,11 +24,12 @@ from conftest import archive, require_backend
 
 import horma
 from horma.core import index as HI
-from horma.core.vectors import Encoder
+from horma.core.vectors import CODEC, CODEC_KEY, INT8, Encoder, embed_text
 from horma.embed import DEFAULT_MODEL_ID, Embedder, default_embedder
 from horma.index import index_folder, open_index, rebuild
 from horma.resources import CORE
-from horma.vectors import nearest
+from horma.vector_codec import decode, encode
+from horma.vectors import _tables, nearest
 from horma.workspace import Unit, Workspace
 
 BACKENDS = [pytest.param("local")] + [pytest.param(b, marks=getattr(pytest.mark, b)) for b in ("docker", "bwrap")]
@@ -50,7 +51,7 @@ def day_units(prefix: str, texts: list[str], day: str) -> list[Unit]:
 
 
 def vectors(ws: Workspace, write: bool = False) -> dict[str, bytes]:
-    """unit id -> its stored int8 vector (``write``: through a write open, which rolls back a killed writer)."""
+    """unit id -> its stored code (``write``: through a write open, which rolls back a killed writer)."""
     conn = HI.connect(str(index_folder(ws)), readonly=not write)
     try:
         return {uid: q for uid, q in conn.execute(
@@ -59,13 +60,33 @@ def vectors(ws: Workspace, write: bool = False) -> dict[str, bytes]:
         conn.close()
 
 
-def stored_model(ws: Workspace) -> str | None:
+def stored_model(ws: Workspace, key: str = "embed_model") -> str | None:
     conn = HI.connect(str(index_folder(ws)), readonly=True)
     try:
-        row = conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
+        row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else None
     finally:
         conn.close()
+
+
+def stored_codec(ws: Workspace) -> str | None:
+    return stored_model(ws, CODEC_KEY)
+
+
+def vector_pages(ws: Workspace) -> int:
+    """Leaf pages of the ``vectors`` table, the bytes its rows take on disk."""
+    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
+    try:
+        return int(conn.execute("SELECT count(*) FROM dbstat WHERE name='vectors' AND pagetype='leaf'").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def int8_rows(v: np.ndarray) -> tuple[list[bytes], list[float]]:
+    """``v`` in the code of indexes before version 8: int8, each row scaled to its largest component."""
+    scale = np.maximum(np.abs(v).max(axis=1), 1e-12) / 127.0
+    q = np.round(v / scale[:, None]).astype(np.int8)
+    return [r.tobytes() for r in q], [float(s) for s in scale]
 
 
 class TrigramEncoder(Encoder):
@@ -80,10 +101,8 @@ class TrigramEncoder(Encoder):
             s = f"  {t.lower()}  "
             for i in range(len(s) - 2):
                 v[zlib.crc32(s[i:i + 3].encode()) % 64] += 1.0
-            v /= max(float(np.linalg.norm(v)), 1e-9)
-            scale = max(float(np.abs(v).max()), 1e-9) / 127.0
-            out.append((np.round(v / scale).astype(np.int8).tobytes(), scale))
-        return out
+            out.append(v / max(float(np.linalg.norm(v)), 1e-9))
+        return encode(np.array(out))
 
 
 @pytest.fixture
@@ -178,14 +197,29 @@ def test_a_run_holds_texts_of_about_one_length_and_at_most_batch_of_them():
     assert _runs(np.array([], dtype=int)) == []
 
 
-def test_quantized_vectors_keep_the_cosine():
+def test_4_bit_codes_keep_the_cosine_and_the_nearest():
     e = default_embedder()
     texts = [PET, *DISTRACTORS]
     exact = e.embed(texts)
     coded = e.quantize(texts)
-    back = np.stack([np.frombuffer(q, dtype=np.int8).astype(np.float32) * s for q, s in coded])
-    assert np.abs(back @ back.T - exact @ exact.T).max() < 0.01
-    assert all(len(q) == 384 for q, _ in coded)
+    assert coded == encode(exact) == encode(exact.copy())  # the same vectors, the same bytes
+    assert all(len(q) == 192 for q, _ in coded)  # two dimensions a byte
+    back = decode([q for q, _ in coded], [s for _, s in coded], CODEC)
+    assert back.dtype == np.float32 and np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
+    assert (back * exact).sum(axis=1).min() >= 0.99
+    assert np.abs(back @ back.T - exact @ exact.T).max() < 0.02  # the similarities a ranking uses
+    query = e.embed(["Which pet do I have?"])[0]
+    assert np.argmax(back @ query) == np.argmax(exact @ query) == 0
+    assert np.array_equal(np.argsort(-(back @ query)), np.argsort(-(exact @ query)))
+
+
+def test_the_int8_code_of_older_indexes_still_decodes():
+    exact = default_embedder().embed([PET, *DISTRACTORS])
+    q, scale = int8_rows(exact)
+    back = decode(q, scale, INT8)
+    assert (back * exact).sum(axis=1).min() > 0.999
+    with pytest.raises(ValueError, match="unknown vector codec"):
+        decode(q, scale, "q2")
 
 
 # -- the vectors in the index --------------------------------------------------------------------
@@ -261,11 +295,82 @@ def test_a_model_change_re_embeds_everything_and_never_mixes(ws: Workspace):
     with HI.SearchIndex.open(folder, TrigramEncoder()) as idx:
         done = idx.sync(str(ws.root))
     assert done["embedded"] == 7 and stored_model(ws) == TrigramEncoder.model_id
-    assert {len(q) for q in vectors(ws).values()} == {64}  # all of them the new model's
+    assert {len(q) for q in vectors(ws).values()} == {32}  # all of them the new model's
     assert nearest(folder, "Which pet do I have?") == {}  # the default model finds none of its own
     archive(ws, day_units("B", DISTRACTORS[:2], "2024-01-03"), "two")
     assert rebuild(ws, full=False)["embedded"] == 9  # back to the default model: all again
-    assert stored_model(ws) == DEFAULT_MODEL_ID and {len(q) for q in vectors(ws).values()} == {384}
+    assert stored_model(ws) == DEFAULT_MODEL_ID and {len(q) for q in vectors(ws).values()} == {192}
+    assert stored_codec(ws) == CODEC
+
+
+def test_an_int8_index_is_re_coded_by_the_next_host_write_without_embedding_again(ws: Workspace):
+    """An index of version 7 holds int8 vectors and no codec in meta: read as it is, and re-coded to
+    4 bits by the next write of the host (which has numpy), not embedded again."""
+    units = day_units("A", [PET, *DISTRACTORS], "2024-01-02")
+    archive(ws, units, "one")
+    rebuild(ws, full=False)
+    assert stored_codec(ws) == CODEC and {len(q) for q in vectors(ws).values()} == {192}
+    folder = str(index_folder(ws))
+    question = "Which pet do I have?"
+    best = next(iter(nearest(folder, question)))
+    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
+    with conn:  # what the previous version wrote: the float vectors as int8, the codec unnamed
+        rowids = [r[0] for r in conn.execute("SELECT unit FROM vectors ORDER BY unit")]
+        exact = default_embedder().embed([embed_text(u.actor, u.text) for u in units])
+        q, scale = int8_rows(exact)
+        conn.executemany("UPDATE vectors SET q=?, scale=? WHERE unit=?", list(zip(q, scale, rowids, strict=True)))
+        conn.execute("DELETE FROM meta WHERE key=?", (CODEC_KEY,))
+    conn.close()
+    assert stored_codec(ws) is None and {len(q) for q in vectors(ws).values()} == {384} and vector_pages(ws) == 2
+    unconverted = nearest(folder, question)
+    assert next(iter(unconverted)) == best and len(unconverted) == 7
+    assert _tables[folder].codec == INT8  # the matrix cached from the 4-bit rows was reloaded, not reused
+    with open_index(ws) as idx:
+        assert idx.sync(str(ws.root))["embedded"] == 0
+    assert stored_codec(ws) == CODEC and {len(q) for q in vectors(ws).values()} == {192}
+    conn = HI.connect(folder, readonly=True)
+    try:
+        rows = conn.execute("SELECT q, scale FROM vectors ORDER BY unit").fetchall()
+    finally:
+        conn.close()
+    assert rows == encode(decode(q, scale, INT8))  # int8 -> float -> 4 bits
+    assert vector_pages(ws) == 1  # compacted after the commit: nine 4-bit rows a page, not the int8 rows' two
+    assert (decode([r[0] for r in rows], [r[1] for r in rows], CODEC) * exact).sum(axis=1).min() >= 0.99
+    converted = nearest(folder, question)
+    assert next(iter(converted)) == best and set(converted) == set(unconverted) and _tables[folder].codec == CODEC
+    archive(ws, day_units("B", DISTRACTORS[:2], "2024-01-03"), "two")
+    assert rebuild(ws, full=False)["embedded"] == 2  # only the new ones, in the same code
+    assert {len(q) for q in vectors(ws).values()} == {192} and len(nearest(folder, question)) == 9
+
+
+def test_a_codec_this_horma_does_not_know_is_never_read_and_is_embedded_again(ws: Workspace):
+    archive(ws, day_units("A", [PET, *DISTRACTORS[:2]], "2024-01-02"), "one")
+    rebuild(ws, full=False)
+    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
+    with conn:
+        conn.execute("UPDATE meta SET value='q2' WHERE key=?", (CODEC_KEY,))
+    conn.close()
+    assert nearest(str(index_folder(ws)), "Which pet do I have?") == {}
+    assert rebuild(ws, full=False)["embedded"] == 3 and stored_codec(ws) == CODEC
+    assert len(nearest(str(index_folder(ws)), "Which pet do I have?")) == 3
+
+
+def test_a_write_open_without_an_encoder_leaves_int8_vectors_to_the_host(ws: Workspace):
+    """A sandbox's hindex has no model and no numpy: it indexes the words and leaves the vectors as they are."""
+    archive(ws, day_units("A", [PET], "2024-01-02"), "one")
+    rebuild(ws, full=False)
+    conn = sqlite3.connect(index_folder(ws) / HI.DB_NAME)
+    with conn:
+        q, scale = int8_rows(default_embedder().embed([PET]))
+        conn.execute("UPDATE vectors SET q=?, scale=?", (q[0], scale[0]))
+        conn.execute("DELETE FROM meta WHERE key=?", (CODEC_KEY,))
+    conn.close()
+    archive(ws, day_units("B", DISTRACTORS[:2], "2024-01-03"), "two")
+    with HI.SearchIndex.open(str(index_folder(ws))) as idx:
+        assert idx.sync(str(ws.root))["embedded"] == 0
+    assert stored_codec(ws) is None and {len(q) for q in vectors(ws).values()} == {384}
+    assert rebuild(ws, full=False)["embedded"] == 2  # the host: re-codes one, embeds the two
+    assert stored_codec(ws) == CODEC and {len(q) for q in vectors(ws).values()} == {192}
 
 
 def test_an_index_from_before_vectors_is_upgraded_in_place(ws: Workspace):

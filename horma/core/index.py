@@ -24,7 +24,7 @@ from horma.core.dates import query_dates
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
 from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
 from horma.core.notes import citations, front_matter, note_kind
-from horma.core.vectors import EMBED_BATCH, Encoder, embed_text
+from horma.core.vectors import CODEC, CODEC_KEY, EMBED_BATCH, INT8, Encoder, embed_text
 
 # The schema's names stay reachable as ``index.X``: the sandbox helpers, the host's index and vector
 # modules and the tests use the index module as one namespace (``hi.connect``, ``hi.DB_NAME``).
@@ -41,6 +41,7 @@ class SearchIndex:
         self._seg_ids: dict[str, int] = {}
         self._actors: set[str] | None = None
         self._written: set[str] = set()  # FTS5 tables written since the last tidy
+        self._compact = False  # compact the file after the commit: a rebuild, or vectors re-coded in place
 
     @classmethod
     def open(cls, folder: str, encoder: Encoder | None = None) -> SearchIndex:
@@ -58,8 +59,13 @@ class SearchIndex:
         self.close()
 
     def transaction(self) -> _Transaction:
-        """One write transaction; it ends with :meth:`tidy` before its commit."""
-        return _Transaction(self.conn, self.tidy)
+        """One write transaction: :meth:`tidy` before its commit, ``index_schema.compact`` after it if due."""
+        return _Transaction(self.conn, self.tidy, self._after_commit)
+
+    def _after_commit(self) -> None:
+        if self._compact:
+            self._compact = False
+            schema.compact(self.conn)
 
     def tidy(self) -> None:
         """Keep the file near its compacted size (``index_schema.compact``) at a bounded cost per transaction.
@@ -134,12 +140,30 @@ class SearchIndex:
 
     # -- vectors ----------------------------------------------------------------
     def _vectors_current(self) -> bool:
-        """Whether the stored vectors are the encoder's: another model's are never mixed in (sync redoes them)."""
+        """Whether the stored vectors are the encoder's: another model's are never mixed in (sync redoes them).
+
+        Its vectors in the int8 code of an index before version 8 are re-coded first (:meth:`_recode`,
+        no unit embedded again); a codec this horma does not know counts as another model's."""
+        if self.encoder is None:
+            return False
         row = self.conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
-        if row is None and self.encoder is not None:
+        if row is None:
             self.conn.execute("INSERT INTO meta VALUES('embed_model', ?)", (self.encoder.model_id,))
+        elif row[0] != self.encoder.model_id:
+            return False
+        codec = self.conn.execute("SELECT value FROM meta WHERE key=?", (CODEC_KEY,)).fetchone()
+        if codec is None or codec[0] == INT8:
+            self._recode(INT8)
             return True
-        return self.encoder is not None and row is not None and row[0] == self.encoder.model_id
+        return bool(codec[0] == CODEC)
+
+    def _recode(self, codec: str) -> None:
+        """Every stored vector from ``codec`` to :data:`CODEC`, named so in meta, in the caller's transaction."""
+        from horma.vector_codec import recode  # here: numpy is the host's; hsearch and hindex never get here
+
+        if recode(self.conn, codec):  # rows half their size leave their pages half empty: freed once, after
+            self._compact = True
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
 
     def _put_vectors(self, rowids: list[int], texts: list[str]) -> None:
         assert self.encoder is not None
@@ -158,6 +182,7 @@ class SearchIndex:
         if not self._vectors_current():
             self.conn.execute("DELETE FROM vectors")
             self.conn.execute("UPDATE meta SET value=? WHERE key='embed_model'", (self.encoder.model_id,))
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
             "LEFT JOIN vectors v ON v.unit = u.id WHERE v.unit IS NULL ORDER BY u.id").fetchall()
@@ -334,20 +359,22 @@ class SearchIndex:
                 self.remove_note(rel)
             self._fill_persons(root)
             self.embed_missing(root, progress)
-            if rebuild:  # compacted whole below: no merge step at the commit
-                self._written.clear()
-        if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
-            schema.compact(self.conn)
+            if rebuild:  # merge the b-trees a rebuild wrote piecemeal, and give back the pages it freed
+                self._written.clear()  # compacted whole after the commit: no merge step before it
+                self._compact = True
         return {"segments": segments, "notes": len(seen), "removed": len(gone), "embedded": self.embedded - before}
 
 
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an exception); nested ones join the outer one. ``before_commit``
-    runs inside the outer transaction, so a writer killed during it leaves the previous state too."""
+    runs inside the outer transaction, so a writer killed during it leaves the previous state too;
+    ``after_commit`` after the commit."""
 
-    def __init__(self, conn: sqlite3.Connection, before_commit: Callable[[], None] | None = None):
+    def __init__(self, conn: sqlite3.Connection, before_commit: Callable[[], None] | None = None,
+                 after_commit: Callable[[], None] | None = None):
         self.conn = conn
         self.before_commit = before_commit
+        self.after_commit = after_commit
         self.outer = False
 
     def __enter__(self) -> None:
@@ -365,3 +392,5 @@ class _Transaction:
                 self.conn.execute("ROLLBACK")
                 raise
         self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None and self.after_commit is not None:
+            self.after_commit()

@@ -17,8 +17,10 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   ``timeline``), and the raw units each line cites; ``note_text`` indexes
   every line with its note's title. Note lines keep their text because a
   contentless FTS5 row can only be deleted with the values it was built from.
-- ``vectors``: one int8 vector per unit; ``units.person`` the grammatical person
-  of its text (``persons`` is a view of it).
+- ``vectors``: one sentence vector per unit, 4 bits a dimension (the codec named
+  in ``meta`` as ``vector_codec``; an index without it holds the int8 code of
+  versions 4-7, which the host's next write re-codes: ``horma.vector_codec``);
+  ``units.person`` the grammatical person of its text (``persons`` is a view of it).
 
 Size (issue 19; docs/benchmarks.md, "index size"): pages of :data:`PAGE_SIZE`,
 and no rowid table beside an index of it where a key does (``WITHOUT ROWID``);
@@ -36,17 +38,18 @@ from horma.core.layout import INDEX_ENV
 DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
 # 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid);
-# 7: units.asks (a turn that ends in a question)
-SCHEMA_VERSION = "7"
+# 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta
+SCHEMA_VERSION = "8"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
-# fills them; the rows of the old ones are kept (a vector is never embedded twice).
-_UPGRADES = {"3": "7", "4": "7", "5": "7", "6": "7"}
+# fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
+# from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
+_UPGRADES = {"3": "8", "4": "8", "5": "8", "6": "8", "7": "8"}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
 # each (tables, their indexes, FTS5's shadow tables): at SQLite's default 4 KB that fixed cost alone was
-# larger than the raw text of a small workspace. 2 KB halves it and still holds five int8 vectors a page
-# (1 KB would hold two: a fifth of every page empty). Set when the file is made, and by every VACUUM
+# larger than the raw text of a small workspace. 2 KB halves it and still holds nine 4-bit vectors a page
+# (1 KB would hold four: a fifth of every page empty). Set when the file is made, and by every VACUUM
 # (a rebuild, an upgrade).
 PAGE_SIZE = 2048
 # Keeping the index near its compacted size while it is written piecemeal (issue 19, "index size"): every
@@ -129,7 +132,7 @@ def connect(folder: str, readonly: bool = False) -> sqlite3.Connection:
             except sqlite3.OperationalError:  # a new file: no tables yet
                 row = None
             if row is not None and row[0] in _UPGRADES:
-                _upgrade(conn)
+                _upgrade(conn, row[0])
             elif row is not None and row[0] != SCHEMA_VERSION:
                 raise IndexError_(f"{path} is index version {row[0]}, this horma writes {SCHEMA_VERSION}: "
                                   "run horma index --rebuild")
@@ -150,9 +153,11 @@ def _table_sql(conn: sqlite3.Connection, name: str) -> str:
     return f"{row[0]} {row[1]}" if row else ""
 
 
-def _upgrade(conn: sqlite3.Connection) -> None:
+def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
 
+    Version 8 changed no table, so a version 7 file is not rewritten here: the host's next write re-codes
+    its int8 vectors and compacts the file then (``horma.core.index.SearchIndex._vectors_current``).
     Version 7 added ``units.asks`` (the next sync fills it from raw). Version 6 moved each unit's
     person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without a rowid, and pages
     of :data:`PAGE_SIZE`: the tables are copied over in one transaction
@@ -184,7 +189,8 @@ def _upgrade(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    compact(conn)
+    if version != "7":
+        compact(conn)
 
 
 def compact(conn: sqlite3.Connection) -> None:

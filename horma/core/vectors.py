@@ -1,8 +1,9 @@
 """Sentence vectors in the index: what is embedded, and the encoder contract the index writes through.
 
-The index stores one int8 vector per unit (with its scale) beside the FTS5
-rows, in the same transaction; the model runs on the host (``horma.embed``),
-never in a sandbox, so this module only names the contract and the text.
+The index stores one vector per unit at 4 bits a dimension (with its step)
+beside the FTS5 rows, in the same transaction; the model runs on the host
+(``horma.embed``) and the code is numpy's (``horma.vector_codec``), never in a
+sandbox, so this module only names the contract, the codec and the text.
 """
 
 from __future__ import annotations
@@ -10,6 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 EMBED_BATCH = 256  # units per encoder call: large enough to batch well, small enough to show progress
+# The code of the stored vectors, named in meta under CODEC_KEY (horma.vector_codec reads and writes both):
+# CODEC, two 4-bit codes a byte, since index version 8; INT8, a byte a dimension, every index before it
+# (no key), which the host's next write re-codes (horma.core.index.SearchIndex._vectors_current).
+CODEC_KEY = "vector_codec"
+CODEC = "q4"
+INT8 = "int8"
 
 
 class Encoder:
@@ -22,7 +29,8 @@ class Encoder:
     model_id = ""
 
     def quantize(self, texts: Sequence[str]) -> list[tuple[bytes, float]]:
-        """One (int8 vector bytes, scale) per text; vector * scale is the unit-length float vector."""
+        """One (code bytes, step) per text in the index's :data:`CODEC`, as ``horma.vector_codec.encode``
+        makes them from the unit-length float vectors."""
         raise NotImplementedError
 
 

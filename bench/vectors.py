@@ -6,10 +6,11 @@ workspace (horma/vectors.py). That is exact and simple; this script measures
 where it stops being cheap, so the docs can say when an approximate index
 (usearch, sqlite-vec, FAISS) must take over.
 
-For each size N it writes N int8 vectors into a fresh index database (the
-schema horma/core/index.py creates), made from real embeddings of the
---data file's turns (LoCoMo format), repeated with a small random rotation
-of the int8 codes so no two rows are equal, then reports:
+For each size N it writes N vectors into a fresh index database (the
+schema horma/core/index.py creates, in the 4-bit code horma/vector_codec.py
+stores), made from real embeddings of the --data file's turns (LoCoMo
+format), repeated with a few components nudged by a step so no two rows are
+equal, then reports:
 
 - cold load ms: the first query of a process, which reads every vector;
 - warm top-k ms p50/p95: later queries (matrix product and top-k only; the
@@ -36,28 +37,28 @@ from rich.table import Table
 
 from horma.bench.locomo import load_locomo
 from horma.core import index as hi
-from horma.core.vectors import embed_text
+from horma.core.vectors import CODEC, CODEC_KEY, embed_text
 from horma.embed import default_embedder
+from horma.vector_codec import encode
 from horma.vectors import _tables, nearest
 
+CHUNK = 10_000  # rows coded and written at a time
 
-def build(folder: Path, codes: list[tuple[bytes, float]], n: int, model_id: str) -> None:
+
+def build(folder: Path, vecs: np.ndarray, n: int, model_id: str) -> None:
+    """``n`` rows of ``vecs`` (repeated) written as the index stores them: the codec's code, named in meta."""
     conn = hi.connect(str(folder))
     rng = np.random.default_rng(0)
     with conn:
         conn.execute("INSERT OR REPLACE INTO meta VALUES('embed_model', ?)", (model_id,))
-        rows = []
-        for i in range(n):
-            q, scale = codes[i % len(codes)]
-            if i >= len(codes):  # a copy: shift a few codes so rows differ
-                arr = np.frombuffer(q, dtype=np.int8).copy()
-                arr[rng.integers(0, len(arr), 4)] += 1
-                q = arr.tobytes()
-            rows.append((i + 1, q, scale))
-            if len(rows) == 10_000:
-                conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)", rows)
-                rows = []
-        conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)", rows)
+        conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
+        for start in range(0, n, CHUNK):
+            ids = np.arange(start, min(n, start + CHUNK))
+            rows = vecs[ids % len(vecs)].copy()
+            copies = np.flatnonzero(ids >= len(vecs))  # a copy: nudge a few components so rows differ
+            rows[copies[:, None], rng.integers(0, rows.shape[1], (len(copies), 4))] += 0.03
+            conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)",
+                             [(int(i) + 1, q, scale) for i, (q, scale) in zip(ids, encode(rows), strict=True)])
     conn.close()
 
 
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     units = [u for c in convs for u in c.units()]
     emb = default_embedder()
     t0 = time.perf_counter()
-    codes = emb.quantize([embed_text(u.actor, u.text) for u in units])
+    vecs = emb.embed([embed_text(u.actor, u.text) for u in units])
     embed_rate = len(units) / (time.perf_counter() - t0)
     questions = [qa.question for c in convs for qa in c.qa][: args.queries]
     t0 = time.perf_counter()
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     for n in [int(x) for x in args.sizes.split(",")]:
         with tempfile.TemporaryDirectory(prefix="horma-vec-") as tmp:
             folder = Path(tmp)
-            build(folder, codes, n, emb.model_id)
+            build(folder, vecs, n, emb.model_id)
             _tables.clear()
             t0 = time.perf_counter()
             nearest(str(folder), questions[0], embedder=emb)

@@ -815,12 +815,17 @@ CREATE INDEX unit_dates_by_line ON unit_dates(line);
 
 
 def to_version(db: Path, version: str) -> None:
-    """Rewrite a current index in the layout of version 7 (its vectors int8, each row scaled to its largest
-    component, and no codec named in meta), 6 (and without units.asks), 5 (and without the v6 tables, on
-    4 KB pages) or 4 (and without persons)."""
+    """Rewrite a current index in the layout of version 8 (without units.says_when), 7 (and its vectors
+    int8, each row scaled to its largest component, and no codec named in meta), 6 (and without
+    units.asks), 5 (and without the v6 tables, on 4 KB pages) or 4 (and without persons)."""
     conn = sqlite3.connect(db, isolation_level=None)
     try:
         conn.execute("BEGIN")
+        conn.execute("ALTER TABLE units DROP COLUMN says_when")
+        if version == "8":
+            conn.execute("UPDATE meta SET value='8' WHERE key='version'")
+            conn.execute("COMMIT")
+            return
         rows = conn.execute("SELECT unit, q, scale FROM vectors").fetchall()
         v = decode([r[1] for r in rows], [r[2] for r in rows], CODEC)
         scale = np.abs(v).max(axis=1) / 127.0
@@ -867,7 +872,7 @@ def _dated_workspace(ws: Workspace) -> str:
     return seg
 
 
-@pytest.mark.parametrize("version", ["4", "5", "6", "7"])
+@pytest.mark.parametrize("version", ["4", "5", "6", "7", "8"])
 def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: Workspace, version: str):
     """Every table's rows are kept; the int8 vectors every version before 8 held are re-coded to 4 bits from
     their own values by the host's next sync, none embedded again."""
@@ -882,7 +887,7 @@ def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: 
                     "dates": sorted(conn.execute("SELECT u.uid, d.day FROM unit_dates d JOIN units u ON u.id=d.unit")),
                     "persons": sorted(conn.execute(
                         "SELECT u.uid, p.person FROM persons p JOIN units u ON u.id = p.unit")),
-                    "asks": sorted(conn.execute("SELECT uid, asks FROM units")),
+                    "asks": sorted(conn.execute("SELECT uid, asks, says_when FROM units")),
                     "vectors": sorted(conn.execute(
                         "SELECT u.uid, v.q, v.scale FROM vectors v JOIN units u ON u.id=v.unit")),
                     "codec": conn.execute("SELECT value FROM meta WHERE key=?", (CODEC_KEY,)).fetchall()}
@@ -898,9 +903,12 @@ def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: 
         old = sorted(conn.execute("SELECT u.uid, v.q, v.scale FROM vectors v JOIN units u ON u.id=v.unit"))
     finally:
         conn.close()
-    assert {len(r[1]) for r in old} == {384}
-    recoded = encode(decode([r[1] for r in old], [r[2] for r in old], INT8))
-    before["vectors"] = [(r[0], *c) for r, c in zip(old, recoded, strict=True)]
+    if version == "8":  # its vectors are already the 4-bit code
+        assert {len(r[1]) for r in old} == {192}
+    else:
+        assert {len(r[1]) for r in old} == {384}
+        recoded = encode(decode([r[1] for r in old], [r[2] for r in old], INT8))
+        before["vectors"] = [(r[0], *c) for r, c in zip(old, recoded, strict=True)]
     old_size = db.stat().st_size
     with open_index(ws, readonly=True) as s:  # read-only: an old index still searches (no lean without persons)
         assert "c:1" in {h.uid for h in s.rank("Where do I live after the move?")}
@@ -918,7 +926,7 @@ def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: 
         assert not {"cites_by_line", "unit_dates_by_day"} & names and not any(n.startswith("old_") for n in names)
     finally:
         conn.close()
-    assert version in ("6", "7") or db.stat().st_size < old_size  # 6 had the small pages already
+    assert version in ("6", "7", "8") or db.stat().st_size < old_size  # 6 had the small pages already
     with open_index(ws, readonly=True) as s:
         assert s.rank("Where do I live after the move?")[0].uid == "c:1"
         assert s.rank("what happened on 29 February 2024?")[0].uid == "c:1"
@@ -973,3 +981,41 @@ def test_the_turn_after_a_question_takes_its_score(ws: Workspace, monkeypatch):
         monkeypatch.setattr(search, "ASKED_WEIGHT", search.PREV_WEIGHT)
         plain = [h.uid for h in s.rank(question)]
     assert ranked[:2] == ["a:2", "a:1"] and plain[:2] == ["a:1", "a:2"]
+
+
+def test_time_expressions_a_turn_says_and_times_a_question_asks():
+    from horma.core.dates import asks_when, says_when
+    from horma.core.text import words
+
+    said = ["Yesterday I showed my studio at a fair.", "We went camping two weekends ago.",
+            "I won the final last Saturday!", "a couple of weeks ago we met", "I plan to return on July 20.",
+            "I adopted a pup recently.", "The party is on Fridays now.", "She gave it to me ten years ago."]
+    assert [says_when(words(t)) for t in said] == [1] * len(said)
+    unsaid = ["I may go to the fair.", "Mondays are hard.", "I have danced for four years now.",
+              "Two days of rain and then sun.", "The fair had a dance studio booth."]
+    assert [says_when(words(t)) for t in unsaid] == [0] * len(unsaid)
+    asked = ["When did Jon go to the fair?", "Which year did she adopt the dog?", "What date is the party?",
+             "How many days ago did I buy the bike?", "How long ago did we meet?"]
+    assert all(asks_when(words(q)) for q in asked)
+    assert not any(asks_when(words(q)) for q in ["What did Jon show at the fair?", "How long is the trail?",
+                                                  "How many dogs do I have?"])
+
+
+def test_a_question_that_asks_when_leans_toward_the_turn_that_says_when(ws: Workspace, monkeypatch):
+    """The turn that answers "when did..." says when ("yesterday"), mostly in words the question does not
+    use; a turn that repeats more of the question's words and says no time comes after it."""
+    from horma.core import search
+
+    said = [Unit("f:1", "2023-04-25 10:00", "Jon", "Yesterday I took my dance studio to a fair, stressful but great."),
+            Unit("f:2", "2023-04-25 10:01", "Gina", "Nice! How did people like it?"),
+            Unit("f:3", "2023-04-25 10:02", "Jon", "A fair is the best place for a dance studio to find students, "
+                                                  "every dance fair brings new dancers to the studio.")]
+    archive(ws, said, "fair")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        assert s.conn.execute("SELECT uid FROM units WHERE says_when = 1").fetchall() == [("f:1",)]
+        asked = [h.uid for h in s.rank("When did Jon take his dance studio to a fair?")]
+        other = [h.uid for h in s.rank("Did Jon take his dance studio to a fair?")]
+        monkeypatch.setattr(search, "WHEN_BOOST", 1.0)
+        plain = [h.uid for h in s.rank("When did Jon take his dance studio to a fair?")]
+    assert asked[0] == "f:1" and other[0] == "f:3" and plain[0] == "f:3"

@@ -71,6 +71,53 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _UNITS = {"day": 1, "days": 1, "week": 7, "weeks": 7, "month": 30, "months": 30, "year": 365, "years": 365}
 
 
+# -- a turn that says when ---------------------------------------------------------------------------
+_POINT_WORDS = frozenset(("yesterday", "today", "tonight", "tomorrow", "recently"))
+_PERIODS = frozenset(("night", "morning", "afternoon", "evening", "week", "weekend", "month", "year", "summer",
+                      "winter", "spring", "fall", "autumn", *_WEEKDAYS))
+_SPANS = frozenset(("day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year", "years"))
+_SHIFTS = frozenset(("ago", "back", "before", "later"))
+
+
+def says_when(words: list[str]) -> int:
+    """1 when a turn holds a time expression ("yesterday", "last Friday", "two weekends ago", "on
+    Saturday", "in July", "20 May"): the turn that answers "when did..." is the one that says when,
+    most often in words the question does not use."""
+    for i, w in enumerate(words):
+        if w in _POINT_WORDS:
+            return 1
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in ("last", "this", "next", "past") and nxt in _PERIODS:
+            return 1
+        if w == "on" and nxt.rstrip("s") in _WEEKDAYS:
+            return 1
+        if w in _SHIFTS and i >= 2 and words[i - 1] in _SPANS and (
+                words[i - 2].isdigit() or words[i - 2] in _NUMBERS or words[i - 2] in ("of", "several")):
+            return 1
+        if w == "other" and nxt == "day" and i and words[i - 1] == "the":
+            return 1
+    return int(bool(query_dates(words)))
+
+
+_TIME_NOUNS = frozenset(("date", "day", "days", "month", "months", "year", "years", "time", "week", "weeks",
+                         "weekend"))
+
+
+def asks_when(words: list[str]) -> bool:
+    """Whether a question asks for a time: "when...", "what date / which month / what year...", "how many
+    days (ago, between...)", "how long ago"."""
+    for i, w in enumerate(words):
+        if w == "when":
+            return True
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in ("what", "which") and nxt in _TIME_NOUNS:
+            return True
+        if w == "how" and ((nxt == "long" and "ago" in words) or
+                           (nxt in ("many", "much") and i + 2 < len(words) and words[i + 2] in _TIME_NOUNS)):
+            return True
+    return False
+
+
 def _iso(d) -> str:
     return d.isoformat()
 

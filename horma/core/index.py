@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from horma.core import index_schema as schema
 from horma.core import text as ht
-from horma.core.dates import query_dates
+from horma.core.dates import query_dates, says_when
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
 from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
 from horma.core.notes import citations, front_matter, note_kind
@@ -114,8 +114,10 @@ class SearchIndex:
                 unit = ht.parse_unit(line)
                 if unit is not None:
                     uid, time, actor, body = unit
+                    tokens = ht.words(body)
                     units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}"),
-                                  zlib.crc32(body.encode("utf-8")), ht.person(ht.words(body)), ht.asks(body)))
+                                  zlib.crc32(body.encode("utf-8")), ht.person(tokens), ht.asks(body),
+                                  says_when(tokens)))
                     bodies.append(body)
                     if actor:
                         actors.add(actor)
@@ -124,8 +126,8 @@ class SearchIndex:
         rowids: list[int] = []
         for values, body in zip(units, bodies, strict=True):
             rowid = self.conn.execute(
-                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person, asks) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?)", values).lastrowid
+                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person, asks, says_when) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?)", values).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
             self._written.add("unit_text")
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
@@ -203,18 +205,19 @@ class SearchIndex:
         return len(missing)
 
     def _fill_persons(self, root: str) -> None:
-        """The grammatical person (version 5) and the question mark (version 7) of units indexed before
-        them, read back from raw."""
+        """The grammatical person (version 5), the question mark (version 7) and the time expression
+        (version 8) of units indexed before them, read back from raw."""
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
-            "WHERE u.person IS NULL OR u.asks IS NULL ORDER BY u.id").fetchall()
+            "WHERE u.person IS NULL OR u.asks IS NULL OR u.says_when IS NULL ORDER BY u.id").fetchall()
         files: dict = {}
         try:
             for rowid, path, offset in missing:
                 unit = ht.parse_unit(read_line(root, path, offset, files))
-                self.conn.execute("UPDATE units SET person=?, asks=? WHERE id=?",
-                                  (ht.person(ht.words(unit[3])) if unit else ht.NO_PERSON,
-                                   ht.asks(unit[3]) if unit else 0, rowid))
+                tokens = ht.words(unit[3]) if unit else []
+                self.conn.execute("UPDATE units SET person=?, asks=?, says_when=? WHERE id=?",
+                                  (ht.person(tokens) if unit else ht.NO_PERSON,
+                                   ht.asks(unit[3]) if unit else 0, says_when(tokens), rowid))
         finally:
             for fh in files.values():
                 fh.close()

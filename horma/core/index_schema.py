@@ -38,12 +38,13 @@ from horma.core.layout import INDEX_ENV
 DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
 # 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid);
-# 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta
-SCHEMA_VERSION = "8"
+# 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta;
+# 9: units.says_when (a turn that holds a time expression)
+SCHEMA_VERSION = "9"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {"3": "8", "4": "8", "5": "8", "6": "8", "7": "8"}
+_UPGRADES = {"3": "9", "4": "9", "5": "9", "6": "9", "7": "9", "8": "9"}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
@@ -72,7 +73,7 @@ CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL U
 CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
                                  time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL,
-                                 person INTEGER, asks INTEGER);
+                                 person INTEGER, asks INTEGER, says_when INTEGER);
 CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
 CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
 CREATE VIEW IF NOT EXISTS persons(unit, person) AS SELECT id, person FROM units WHERE person IS NOT NULL;
@@ -156,11 +157,12 @@ def _table_sql(conn: sqlite3.Connection, name: str) -> str:
 def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
 
-    Version 8 changed no table, so a version 7 file is not rewritten here: the host's next write re-codes
-    its int8 vectors and compacts the file then (``horma.core.index.SearchIndex._vectors_current``).
-    Version 7 added ``units.asks`` (the next sync fills it from raw). Version 6 moved each unit's
-    person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without a rowid, and pages
-    of :data:`PAGE_SIZE`: the tables are copied over in one transaction
+    Versions 8 and 9 rewrite no table, so a version 7 or 8 file is not rewritten here: the host's next write
+    re-codes a version 7 file's int8 vectors and compacts the file then
+    (``horma.core.index.SearchIndex._vectors_current``). Versions 7 and 9 added ``units.asks`` and
+    ``units.says_when`` (the next sync fills them from raw). Version 6 moved each unit's person into
+    ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without a rowid, and pages of
+    :data:`PAGE_SIZE`: the tables are copied over in one transaction
     and the file is rewritten (VACUUM) after it. Each step checks the table it changes, so a version
     that never had the table (persons came in 5, vectors in 4) simply gets it from the schema.
     """
@@ -179,8 +181,10 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
         units = _table_sql(conn, "units")
         if units and "person" not in units:
             conn.execute("ALTER TABLE units ADD COLUMN person INTEGER")
-        if units and "asks" not in {r[1] for r in conn.execute("PRAGMA table_info(units)")}:  # 7: sync fills it
-            conn.execute("ALTER TABLE units ADD COLUMN asks INTEGER")
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(units)")}
+        for column in ("asks", "says_when"):  # 7 and 9: sync fills them
+            if units and column not in columns:
+                conn.execute(f"ALTER TABLE units ADD COLUMN {column} INTEGER")
         if _table_sql(conn, "persons").startswith("table"):
             conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
             conn.execute("DROP TABLE persons")
@@ -189,7 +193,7 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    if version != "7":
+    if version not in ("7", "8"):
         compact(conn)
 
 

@@ -6,7 +6,7 @@ import math
 import sqlite3
 
 from horma.core import text as ht
-from horma.core.dates import query_dates, ranges, relative_ranges
+from horma.core.dates import asks_when, query_dates, ranges, relative_ranges
 from horma.core.layout import MANAGER_KINDS
 
 # Ranking weights. A reply usually answers the turn before it, so a turn also
@@ -40,6 +40,10 @@ COST_POWER = 0.5
 # 1.00 at 300 with 0.1, LongMemEval +0.007 at 750 and 1500; LoCoMo, whose crowds stand above 0.2,
 # unchanged: docs/benchmarks.md, session 10). Without a crowd to tell what stands out (a tiny archive, a caller's
 # short --near list) a similarity must reach SEM_FLOOR: "gondola" is not "a tandem bicycle" at 0.15.
+# A question that asks when ("When did Jon go to the fair?") is answered by the turn that says when
+# ("Yesterday, I went to a fair to show off my studio"), mostly in words the question does not use; the
+# turns that hold a time expression (horma.core.dates.says_when) lean ahead by WHEN_BOOST.
+WHEN_BOOST = 1.5
 SEM_WEIGHT = 0.5
 SEM_FLOOR = 0.2
 CROWD_FLOOR = 0.1
@@ -186,6 +190,7 @@ class Searcher:
         asking = self._asking(base)
         costs = sorted(h.cost for h in hits.values())
         typical = max(costs[len(costs) // 2], 1)
+        said = self._said_when(hits) if WHEN_BOOST != 1 and asks_when(ht.words(query)) else set()
         ranked = []
         for h in hits.values():
             lent = 0.0
@@ -201,6 +206,8 @@ class Searcher:
                 continue
             if h.actor in named:
                 s *= SPEAKER_BOOST
+            if h.id in said:
+                s *= WHEN_BOOST
             h.score = s + SESSION_WEIGHT * session.get(h.seg, 0.0) / top
             ranked.append(h)
         if RECENCY and _LATEST & set(ht.words(query)) and ranked:
@@ -239,6 +246,14 @@ class Searcher:
         except sqlite3.OperationalError:  # an index from before version 5, read-only: no lean until synced
             return set()
         return {h.id for h in ranked if h.id in lean and h.actor not in assistants}
+
+    def _said_when(self, hits: dict[int, Hit]) -> set[int]:
+        """The units among ``hits`` that hold a time expression (none on an index from before version 8)."""
+        try:
+            return {u for (u,) in self.conn.execute(
+                "SELECT id FROM units WHERE says_when = 1 AND id IN (SELECT value FROM json_each(?))", (_ids(hits),))}
+        except sqlite3.OperationalError:  # no such column until the next sync upgrades the index
+            return set()
 
     def _asking(self, base: dict[int, float]) -> set[int]:
         """The scored units that end in a question (none on an index from before version 7, read-only)."""

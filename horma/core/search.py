@@ -24,6 +24,10 @@ DATE_WEIGHT = 1.0
 EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
 RECENCY = 0.3  # "latest", "currently", "still": later turns lean ahead (a knowledge update)
 _LATEST = frozenset(("latest", "current", "currently", "now", "recent", "recently", "newest", "anymore", "still"))
+# A question that asks when ("When did Jon go to the fair?") is answered by the turn that says when
+# ("Yesterday, I went to a fair to show off my studio"), mostly in words the question does not use; the
+# turns that hold a time expression (horma.core.dates.says_when) lean ahead by WHEN_BOOST.
+WHEN_BOOST = 1.5
 MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat as the archive grows
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
@@ -40,10 +44,6 @@ COST_POWER = 0.5
 # 1.00 at 300 with 0.1, LongMemEval +0.007 at 750 and 1500; LoCoMo, whose crowds stand above 0.2,
 # unchanged: docs/benchmarks.md, session 10). Without a crowd to tell what stands out (a tiny archive, a caller's
 # short --near list) a similarity must reach SEM_FLOOR: "gondola" is not "a tandem bicycle" at 0.15.
-# A question that asks when ("When did Jon go to the fair?") is answered by the turn that says when
-# ("Yesterday, I went to a fair to show off my studio"), mostly in words the question does not use; the
-# turns that hold a time expression (horma.core.dates.says_when) lean ahead by WHEN_BOOST.
-WHEN_BOOST = 1.5
 SEM_WEIGHT = 0.5
 SEM_FLOOR = 0.2
 CROWD_FLOOR = 0.1

@@ -101,19 +101,26 @@ def says_when(words: list[str]) -> int:
 
 _TIME_NOUNS = frozenset(("date", "day", "days", "month", "months", "year", "years", "time", "week", "weeks",
                          "weekend"))
+# "when" asks only before a verb that asks ("When did...", "when is my trip?"); before anything else it joins
+# two clauses ("what should I avoid when cooking", "where did I live when I first moved") and asks nothing
+_ASKING = frozenset(("do", "does", "did", "is", "are", "was", "were", "am", "will", "would", "can", "could",
+                     "should", "shall", "has", "have", "had", "might", "must"))
+_RATE = frozenset(("a", "an", "per", "each", "every"))  # "how many days a week": how often, not when
 
 
 def asks_when(words: list[str]) -> bool:
-    """Whether a question asks for a time: "when...", "what date / which month / what year...", "how many
-    days (ago, between...)", "how long ago"."""
+    """Whether a question asks for a time: "When did...", "what date / which month / what year...", "how many
+    days ago / between...", "how long ago"; not "how many days a week" (how often), nor a "when" that joins
+    two clauses."""
     for i, w in enumerate(words):
-        if w == "when":
-            return True
         nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w == "when" and nxt in _ASKING:
+            return True
         if w in ("what", "which") and nxt in _TIME_NOUNS:
             return True
-        if w == "how" and ((nxt == "long" and "ago" in words) or
-                           (nxt in ("many", "much") and i + 2 < len(words) and words[i + 2] in _TIME_NOUNS)):
+        if w == "how" and ((nxt == "long" and "ago" in words) or (
+                nxt in ("many", "much") and i + 2 < len(words) and words[i + 2] in _TIME_NOUNS
+                and (words[i + 3] if i + 3 < len(words) else "") not in _RATE)):
             return True
     return False
 

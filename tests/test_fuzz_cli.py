@@ -85,6 +85,8 @@ def test_show(ws, path, follow):
 
 @FUZZ
 @given(name=text, depth=st.integers(1, 4), as_json=st.booleans())
+@example(name="\udc80", depth=1, as_json=True)  # a lone surrogate in the path: the JSON error must still print
+@example(name="\x0b\udc97", depth=1, as_json=False)  # ... and "workspace ready at" it
 def test_tree_index_and_init_on_odd_paths(ws, tmp_path_factory, name, depth, as_json):
     base = tmp_path_factory.mktemp("odd")
     (base / "afile").write_text("x")

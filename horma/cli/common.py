@@ -29,8 +29,9 @@ console = Console(soft_wrap=not sys.stdout.isatty())
 err_console = Console(stderr=True, soft_wrap=not sys.stderr.isatty())
 
 # C0 and C1 controls (tab and newline aside), DEL, and the bidirectional overrides that reorder
-# what a terminal shows ("Trojan source"); line and paragraph separators
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# what a terminal shows ("Trojan source"); line and paragraph separators; lone surrogates (a path's
+# undecodable bytes as Python holds them: no terminal encoding can write one)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -53,6 +54,17 @@ def shown(text: object, newlines: bool = False) -> str:
     return escape(plain(text, newlines))
 
 
+def json_line(value: object) -> str:
+    """``value`` as JSON for stdout, non-ASCII text kept readable; a lone surrogate (the undecodable byte of a
+    path, as Python holds it) cannot be written as UTF-8, so then every non-ASCII character is escaped."""
+    out = json.dumps(value, ensure_ascii=False)
+    try:
+        out.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value)
+    return out
+
+
 def report(code: str, message: str, exit_code: int, as_json: bool) -> int:
     """Say what went wrong once, the way the command was asked to speak, and return the exit code.
 
@@ -63,7 +75,7 @@ def report(code: str, message: str, exit_code: int, as_json: bool) -> int:
     brackets, and control characters from data in it are escaped.
     """
     if as_json:
-        typer.echo(json.dumps({"error": {"code": code, "message": message}}, ensure_ascii=False))
+        typer.echo(json_line({"error": {"code": code, "message": message}}))
     else:
         err_console.print(f"[bold red]error:[/] {shown(message)}", highlight=False, soft_wrap=True)
     return exit_code

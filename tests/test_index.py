@@ -589,6 +589,13 @@ def test_read_only_open_of_a_folder_whose_name_looks_like_uri_syntax(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]  # no stray database beside it
 
 
+# A question that asks when, and two turns: one says when in other words, one repeats the question's words
+FAIR = [Unit("f:1", "2023-04-25 10:00", "Jon", "Yesterday I took my dance studio to a fair, stressful but great."),
+        Unit("f:2", "2023-04-25 10:01", "Gina", "Nice! How did people like it?"),
+        Unit("f:3", "2023-04-25 10:02", "Jon", "A fair is the best place for a dance studio to find students, "
+                                              "every dance fair brings new dancers to the studio.")]
+
+
 @pytest.fixture(params=[pytest.param(b, marks=getattr(pytest.mark, b)) for b in ISOLATED])
 def backend(request: pytest.FixtureRequest) -> str:
     require_backend(request.param)
@@ -615,6 +622,19 @@ def test_hsearch_reads_and_hindex_cannot_write_in_the_read_view(tmp_path: Path, 
         r = box.exec("hsearch --notes 3 gondola")
         assert (r.exit_code, r.output) == (1, "no matches\n")
     assert tree(folder) == files
+
+
+def test_hsearch_in_a_sandbox_leans_a_question_that_asks_when_toward_the_turn_that_says_when(
+        tmp_path: Path, backend: str):
+    """The column the host's index keeps (units.says_when) and the rule that reads it run inside the sandbox too."""
+    ws = Workspace.init(tmp_path / "ws")
+    archive(ws, FAIR, "fair")
+    rebuild(ws, full=False)
+    with open_sandbox(ws.root, backend, "read", limits=Limits(timeout=20)) as box:
+        asked = box.exec("hsearch -n 1 --notes 0 --near none 'When did Jon take his dance studio to a fair?'")
+        other = box.exec("hsearch -n 1 --notes 0 --near none 'Did Jon take his dance studio to a fair?'")
+    assert asked.exit_code == 0 and "| Jon: Yesterday I took my dance studio to a fair" in asked.output, asked.output
+    assert other.exit_code == 0 and "| Jon: A fair is the best place" in other.output, other.output
 
 
 def test_hindex_works_in_the_write_view(tmp_path: Path, backend: str):
@@ -1009,11 +1029,7 @@ def test_a_question_that_asks_when_leans_toward_the_turn_that_says_when(ws: Work
     use; a turn that repeats more of the question's words and says no time comes after it."""
     from horma.core import search
 
-    said = [Unit("f:1", "2023-04-25 10:00", "Jon", "Yesterday I took my dance studio to a fair, stressful but great."),
-            Unit("f:2", "2023-04-25 10:01", "Gina", "Nice! How did people like it?"),
-            Unit("f:3", "2023-04-25 10:02", "Jon", "A fair is the best place for a dance studio to find students, "
-                                                  "every dance fair brings new dancers to the studio.")]
-    archive(ws, said, "fair")
+    archive(ws, FAIR, "fair")
     rebuild(ws, full=False)
     with open_index(ws, readonly=True) as s:
         assert s.conn.execute("SELECT uid FROM units WHERE says_when = 1").fetchall() == [("f:1",)]

@@ -49,7 +49,12 @@ class MentionPage:
         return cls(sources, body[start:], {(seg, uid) for seg, ids in sources.items() for uid in ids})
 
 
-INLINE_MENTIONS = 8  # a note keeps its mentions in itself up to this many, whatever their months
+# A note keeps its mentions in itself up to this many, whatever their months; past it, a summary and a page per
+# month, so what a segment rewrites stays bounded. Each page repeats a front matter, which in a chat with an
+# assistant was most of the notes' bytes: the two speakers' own-turn pages are paged within a few sessions.
+# 8 -> 128: notes 1.10x -> 0.90x the raw text on the assistant chats, LoCoMo 0.50x -> 0.49x (a rewrite is
+# still at most 128 mentions, a few KB: docs/benchmarks.md, session 13)
+INLINE_MENTIONS = 128
 INLINE = "*"  # the key of an inline note's one page, which holds every month
 ENTITY_KIND = "named in the conversation"
 

@@ -7,6 +7,7 @@ import sqlite3
 
 from horma.core import text as ht
 from horma.core.dates import asks_when, query_dates, ranges, relative_ranges
+from horma.core.facets import facets, first_of_each
 from horma.core.layout import MANAGER_KINDS
 
 # Ranking weights. A reply usually answers the turn before it, so a turn also
@@ -138,12 +139,16 @@ class Searcher:
     def rank(self, query: str, near: dict[int, float] | None = None, today: str | None = None,
              sessions: bool = True) -> list[Hit]:
         """Raw lines, best first: the scored matches, then (``sessions``) the rest of the best sessions
-        (score 0), which a budgeted context leaves out unless asked to fill.
+        (score 0), which a budgeted context leaves out unless asked to fill; a question about two events
+        puts each event's best turn first (:mod:`horma.core.facets`). ``near`` maps unit row ids to their
+        cosine similarity with the query (the host's embedding search; without it the ranking is lexical),
+        ``today`` (YYYY-MM-DD) is the date the question is asked on, which relative times count from."""
+        ranked = self._rank(query, near, today, sessions)
+        parts = facets(ht.words(query), set(self.actor_words())) if ranked else []
+        tops = [self._rank(" ".join(p), near, today, False)[:1] for p in parts]
+        return _distinct(first_of_each(ranked, [t[0] for t in tops if t])) if parts else ranked
 
-        ``near`` maps unit row ids to their cosine similarity with the query (the host's embedding
-        search); without it the ranking is lexical. ``today`` (YYYY-MM-DD) is the date the question is
-        asked on, which relative times in it count from.
-        """
+    def _rank(self, query: str, near: dict[int, float] | None, today: str | None, sessions: bool) -> list[Hit]:
         words = query_words(query)
         actors = self.actor_words()
         named = {actors[w] for w in words if w in actors}

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from horma.agents.policies import ManagerPolicy, Organized, OrganizeTask, SandboxedAgent, policy_names
+from horma.index import compact
 from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.record_contract import Conflict, sort_batch
@@ -256,6 +257,8 @@ class Manager(SandboxedAgent):
             if segments:
                 with self.workspace.writer():
                     self.commit_notes(segments)
+            if len(segments) > 1:  # a bulk run leaves the index above its smallest: one rewrite at its end
+                compact(self.workspace)
 
     def commit_notes(self, segments: list[str]) -> str | None:
         """One commit of notes/ and INDEX.md for this run (see :mod:`horma.history`); None when unchanged.

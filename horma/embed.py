@@ -203,6 +203,23 @@ def _runs(lengths: np.ndarray) -> list[np.ndarray]:
     return runs
 
 
+def _runtime() -> tuple[Any, Any]:
+    """onnxruntime and the tokenizer class, imported on first use (they cost a second of start-up).
+
+    A Ctrl-C that lands inside onnxruntime's native import comes out of pybind11 as ``ImportError:
+    initialization failed`` caused by the KeyboardInterrupt: it is raised again as the interrupt it is,
+    so a CLI stopped while the model loads says "interrupted" (exit 130) instead of printing a traceback.
+    """
+    try:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
+    return ort, Tokenizer
+
+
 class Embedder(Encoder):
     """A BERT sentence encoder with mean pooling: unit-length float32 vectors, and their stored 4-bit form.
 
@@ -211,9 +228,7 @@ class Embedder(Encoder):
     """
 
     def __init__(self, threads: int | None = None, int8: bool = True):
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
+        ort, Tokenizer = _runtime()
         model, tokenizer, self.model_id = model_files()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1

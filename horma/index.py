@@ -78,12 +78,12 @@ def compact(workspace: Workspace) -> None:
             return
         try:
             conn = index_schema.connect(str(folder))
-        except (hi.IndexError_, sqlite3.DatabaseError) as exc:
+            try:
+                index_schema.compact(conn)
+            finally:
+                conn.close()
+        except (hi.IndexError_, sqlite3.DatabaseError) as exc:  # a full disk, a damaged file: VACUUM rolls back
             raise WorkspaceError(f"{folder}: cannot compact the search index ({exc})") from None
-        try:
-            index_schema.compact(conn)
-        finally:
-            conn.close()
 
 
 def _unusable(folder: Path) -> bool:

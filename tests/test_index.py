@@ -364,6 +364,23 @@ def test_a_bulk_run_ends_with_the_index_at_its_compacted_size(tmp_path: Path):
         assert all(s.rank(u.text)[0].uid == u.id for session in sessions for u in session)
 
 
+def test_an_index_that_cannot_be_compacted_fails_no_bulk_run(tmp_path: Path):
+    """Every unit is indexed before the run's closing rewrite: when that rewrite cannot run (here the file
+    was damaged under the run) the ingest still ends normally, and ingest.log says why it was skipped."""
+    import json
+
+    import horma
+
+    with horma.Memory(tmp_path / "mem") as mem, mem.manager.one_run():
+        for i in range(2):
+            mem.record(units(f"T{i}", [f"Trip {i}: we sailed past buoy{i}"], day=f"2023-01-0{i + 1}"),
+                       slug=f"s-{i}")
+        (index_folder(mem.workspace) / HI.DB_NAME).write_bytes(b"not a database, " * 256)
+    events = [json.loads(line) for line in (mem.workspace.meta / "ingest.log").read_text().splitlines()]
+    skipped = [e for e in events if e["event"] == "index_not_compacted"]
+    assert len(skipped) == 1 and "cannot compact the search index" in skipped[0]["error"], events[-3:]
+
+
 def test_thousands_of_write_transactions_leave_a_sound_index(tmp_path: Path):
     """Every transaction's merge step runs on an index it has merged before: 2,100 of them (past the 2,000
     segments and levels FTS5's structure record may hold) leave an index that passes both integrity

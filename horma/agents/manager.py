@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from horma.agents.policies import ManagerPolicy, Organized, OrganizeTask, SandboxedAgent, policy_names
-from horma.index import compact
 from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.record_contract import Conflict, sort_batch
@@ -288,6 +287,8 @@ class Manager(SandboxedAgent):
         """Rewrite the index at its smallest after a bulk run, whose many small transactions leave it about
         4% over (``horma.index.compact``). Every unit and note is already indexed: an index that cannot be
         rewritten now (a full disk) fails nothing; it is logged (ingest.log and the logger) and stays usable."""
+        from horma.index import compact  # here, not at import: it brings numpy and the embedder (~50 ms)
+
         try:
             compact(self.workspace)
         except WorkspaceError as exc:

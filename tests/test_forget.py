@@ -23,12 +23,13 @@ from horma.workspace import Unit, Workspace
 runner = CliRunner()
 
 SECRET = [
-    Unit("T3:1", "2024-03-05 20:00", "Ana", "My locker at the Quixotic Zeppelin gym opens with code 7391."),
+    Unit("T3:1", "2024-03-05 20:00", "Ana", "My locker at the Quixotic Zeppelin gym opens with code QX7391."),
     Unit("T3:2", "2024-03-05 20:01", "Ben", "Good to know."),
     Unit("T3:3", "2024-03-05 20:02", "Ana", "The spare key hides under the ceramic narwhal at Quixotic Zeppelin."),
 ]
 SESSION_4 = [Unit("T4:1", "2024-04-01 10:00", "Ben", "Ana, how did the Vigo trip on Gull end?")]
-FORGOTTEN_WORDS = [b"quixotic", b"zeppelin", b"narwhal", b"7391", b"locker"]
+# Not a word of hex digits alone: commit and pack ids are hex, and "7391" turned up in one by chance.
+FORGOTTEN_WORDS = [b"quixotic", b"zeppelin", b"narwhal", b"qx7391", b"locker"]
 
 
 def cli(*args):
@@ -95,17 +96,17 @@ def memory_ws(tmp_path) -> Workspace:
 
 def test_forgotten_units_are_nowhere_in_the_workspace_and_the_others_are_intact(memory_ws, tmp_path):
     ws = memory_ws
-    assert {"quixot", "zeppelin", "narwhal", "7391"} <= index_terms(ws, tmp_path)
+    assert {"quixot", "zeppelin", "narwhal", "qx7391"} <= index_terms(ws, tmp_path)
     kept_before = [r.unit for r in ws.iter_raw() if r.unit.id not in ("T3:1", "T3:3")]
     done = cli("forget", ws.root, "--unit", "T3:1", "--unit", "T3:3", "--yes")
     assert done.exit_code == 0, done.output
     listed, summary = done.stdout.splitlines()[:2], done.stdout.splitlines()[-1]
-    assert [line.split(" | ")[0] for line in listed] == ["T3:1", "T3:3"] and "7391" in listed[0]
+    assert [line.split(" | ")[0] for line in listed] == ["T3:1", "T3:3"] and "QX7391" in listed[0]
     assert summary.startswith("forgot 2 units: 1 raw file, ") and summary.endswith("search index rebuilt")
     assert int(re.search(r"(\d+) \.horma logs?", summary).group(1)) >= 1, summary  # the trajectories that held them
 
     assert copies(ws.root, FORGOTTEN_WORDS) == []
-    assert not {"quixot", "zeppelin", "narwhal", "7391", "locker"} & index_terms(ws, tmp_path)
+    assert not {"quixot", "zeppelin", "narwhal", "qx7391", "locker"} & index_terms(ws, tmp_path)
     assert not list(ws.meta.glob("history.*"))  # the old repository is gone, not set aside
     ws = Workspace.open(ws.root)
     assert [r.unit for r in ws.iter_raw()] == kept_before  # the others, unchanged, in order
@@ -115,7 +116,7 @@ def test_forgotten_units_are_nowhere_in_the_workspace_and_the_others_are_intact(
         ctx = mem.recall("Where does Ana keep Gull, which berth?", budget=100)
         assert "T1:3" in ctx.refs
         ctx = mem.recall("What is the code of the locker at the Quixotic Zeppelin gym?", budget=200)
-        assert "T3:1" not in ctx.refs and "7391" not in ctx.text
+        assert "T3:1" not in ctx.refs and "QX7391" not in ctx.text
 
 
 def test_forget_then_recall_in_an_isolated_sandbox(memory_ws, isolated_backend):
@@ -127,7 +128,7 @@ def test_forget_then_recall_in_an_isolated_sandbox(memory_ws, isolated_backend):
         assert mem.retriever.sandbox.backend == isolated_backend
         assert "T2:2" in ctx.refs
         gone = mem.recall("Quixotic Zeppelin locker code", budget=200)
-    assert not {"T3:1", "T3:2", "T3:3"} & set(gone.refs) and "7391" not in gone.text
+    assert not {"T3:1", "T3:2", "T3:3"} & set(gone.refs) and "QX7391" not in gone.text
 
 
 def test_selections_narrow_together_and_a_dry_run_changes_nothing(memory_ws):
@@ -166,7 +167,7 @@ def test_no_agent_can_forget(memory_ws, isolated_backend):
     before = everything(memory_ws.root)
     with open_sandbox(memory_ws.root, backend=isolated_backend, view=View.WRITE) as box:
         assert box.exec("command -v horma || python3 -c 'import horma'").exit_code != 0
-        assert box.exec("sed -i 's/7391/xxxx/' raw/2024-03-05T20-00__gym/units.log").exit_code != 0
+        assert box.exec("sed -i 's/QX7391/xxxx/' raw/2024-03-05T20-00__gym/units.log").exit_code != 0
         assert box.exec(": > raw/2024-03-05T20-00__gym/units.log").exit_code != 0
         listing = box.exec("ls -A .horma; ls .horma/history 2>&1")
         assert "objects" not in listing.output and "trajectories" not in listing.output
@@ -190,7 +191,7 @@ def test_forget_by_match_lists_asks_and_sums_up_in_one_line(memory_ws):
     assert done.exit_code == 0, done.output
     assert "Forget 2 units for good?" in done.stderr
     assert done.stdout.splitlines()[-1].startswith("forgot 2 units: ")
-    assert copies(memory_ws.root, [b"zeppelin", b"narwhal", b"7391"]) == []
+    assert copies(memory_ws.root, [b"zeppelin", b"narwhal", b"qx7391"]) == []
     assert "T3:2" in {r.unit.id for r in Workspace.open(memory_ws.root).iter_raw()}
 
 

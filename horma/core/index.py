@@ -22,16 +22,17 @@ from horma.core import index_schema as schema
 from horma.core import text as ht
 from horma.core.dates import query_dates, says_when
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
+from horma.core.index_vectors import VectorWriter
 from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
 from horma.core.notes import citations, front_matter, note_kind
-from horma.core.vectors import CODEC, CODEC_KEY, EMBED_BATCH, INT8, Encoder, embed_text
+from horma.core.vectors import Encoder, embed_text
 
 # The schema's names stay reachable as ``index.X``: the sandbox helpers, the host's index and vector
 # modules and the tests use the index module as one namespace (``hi.connect``, ``hi.DB_NAME``).
 __all__ = ["DB_NAME", "ENV", "PAGE_SIZE", "SCHEMA_VERSION", "TOKENIZER", "IndexError_", "SearchIndex", "connect"]
 
 
-class SearchIndex:
+class SearchIndex(VectorWriter):
     """Writes to the index; every public method is meant to run inside :meth:`transaction`."""
 
     def __init__(self, conn: sqlite3.Connection, encoder: Encoder | None = None):
@@ -133,76 +134,13 @@ class SearchIndex:
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
+            self._link(rowids)
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
         years = {u[5][:4] for u in units if u[5][:4].isdigit()}
         self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
         self.conn.execute("UPDATE segments SET size=?, lines=? WHERE id=?", (len(data), lines, seg_id))
         self._seg_ids[rel] = seg_id
         return True
-
-    # -- vectors ----------------------------------------------------------------
-    def _vectors_current(self) -> bool:
-        """Whether the stored vectors are the encoder's: another model's are never mixed in (sync redoes them).
-
-        Its vectors in the int8 code of an index before version 8 are re-coded first (:meth:`_recode`,
-        no unit embedded again); a codec this horma does not know counts as another model's."""
-        if self.encoder is None:
-            return False
-        row = self.conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
-        if row is None:
-            self.conn.execute("INSERT INTO meta VALUES('embed_model', ?)", (self.encoder.model_id,))
-        elif row[0] != self.encoder.model_id:
-            return False
-        codec = self.conn.execute("SELECT value FROM meta WHERE key=?", (CODEC_KEY,)).fetchone()
-        if codec is None or codec[0] == INT8:
-            self._recode(INT8)
-            return True
-        return bool(codec[0] == CODEC)
-
-    def _recode(self, codec: str) -> None:
-        """Every stored vector from ``codec`` to :data:`CODEC`, named so in meta, in the caller's transaction."""
-        from horma.vector_codec import recode  # here: numpy is the host's; hsearch and hindex never get here
-
-        if recode(self.conn, codec):  # rows half their size leave their pages half empty: freed once, after
-            self._compact = True
-        self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
-
-    def _put_vectors(self, rowids: list[int], texts: list[str]) -> None:
-        assert self.encoder is not None
-        for start in range(0, len(texts), EMBED_BATCH):
-            coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
-            self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
-                                  [(r, q, sc) for r, (q, sc)
-                                   in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
-            self.embedded += len(coded)
-
-    def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:
-        """Embed every indexed unit that has no vector of the encoder's model (after a model change, a
-        sandbox's ``hindex`` or an index from before vectors); returns how many were embedded."""
-        if self.encoder is None:
-            return 0
-        if not self._vectors_current():
-            self.conn.execute("DELETE FROM vectors")
-            self.conn.execute("UPDATE meta SET value=? WHERE key='embed_model'", (self.encoder.model_id,))
-            self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
-        missing = self.conn.execute(
-            "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
-            "LEFT JOIN vectors v ON v.unit = u.id WHERE v.unit IS NULL ORDER BY u.id").fetchall()
-        files: dict = {}
-        try:
-            for start in range(0, len(missing), EMBED_BATCH):
-                batch = missing[start:start + EMBED_BATCH]
-                texts = []
-                for _, path, offset in batch:
-                    unit = ht.parse_unit(read_line(root, path, offset, files))
-                    texts.append(embed_text(unit[2], unit[3]) if unit else "")
-                self._put_vectors([b[0] for b in batch], texts)
-                if progress is not None:
-                    progress(min(start + EMBED_BATCH, len(missing)), len(missing))
-        finally:
-            for fh in files.values():
-                fh.close()
-        return len(missing)
 
     def _fill_persons(self, root: str) -> None:
         """The grammatical person (version 5), the question mark (version 7) and the time expression
@@ -332,7 +270,7 @@ class SearchIndex:
         with self.transaction():
             if rebuild:
                 for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
-                              "unit_dates", "vectors"):
+                              "unit_dates", "vectors", "updates"):
                     self.conn.execute(f"DELETE FROM {table}")
                 for fts in schema.FTS_TABLES:
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")

@@ -21,6 +21,9 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   in ``meta`` as ``vector_codec``; an index without it holds the int8 code of
   versions 4-7, which the host's next write re-codes: ``horma.vector_codec``);
   ``units.person`` the grammatical person of its text (``persons`` is a view of it).
+- ``updates``: for a unit, the latest later unit of its actor that is much like it
+  (``horma.update_links``, written by the host with the vectors; ``links`` in ``meta`` says
+  every vector has been linked).
 
 Size (issue 19; docs/benchmarks.md, "index size"): pages of :data:`PAGE_SIZE`,
 and no rowid table beside an index of it where a key does (``WITHOUT ROWID``);
@@ -39,12 +42,12 @@ DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
 # 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid);
 # 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta;
-# 9: units.says_when (a turn that holds a time expression)
-SCHEMA_VERSION = "9"
+# 9: units.says_when (a turn that holds a time expression); 10: updates (a unit's latest later likeness)
+SCHEMA_VERSION = "10"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {"3": "9", "4": "9", "5": "9", "6": "9", "7": "9", "8": "9"}
+_UPGRADES = {v: "10" for v in ("3", "4", "5", "6", "7", "8", "9")}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
@@ -91,6 +94,7 @@ CREATE TABLE IF NOT EXISTS unit_dates(day TEXT NOT NULL, unit INTEGER NOT NULL, 
 CREATE INDEX IF NOT EXISTS unit_dates_by_line ON unit_dates(line);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_text USING fts5(title, body, content='', tokenize='{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS vectors(unit INTEGER PRIMARY KEY, q BLOB NOT NULL, scale REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS updates(unit INTEGER PRIMARY KEY, later INTEGER NOT NULL);
 """
 
 
@@ -157,13 +161,13 @@ def _table_sql(conn: sqlite3.Connection, name: str) -> str:
 def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
 
-    Versions 8 and 9 rewrite no table, so a version 7 or 8 file is not rewritten here: the host's next write
-    re-codes a version 7 file's int8 vectors and compacts the file then
-    (``horma.core.index.SearchIndex._vectors_current``). Versions 7 and 9 added ``units.asks`` and
-    ``units.says_when`` (the next sync fills them from raw). Version 6 moved each unit's person into
-    ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without a rowid, and pages of
-    :data:`PAGE_SIZE`: the tables are copied over in one transaction
-    and the file is rewritten (VACUUM) after it. Each step checks the table it changes, so a version
+    Versions 8 to 10 rewrite no table, so a version 7 to 9 file is not rewritten here: the host's next
+    write re-codes a version 7 file's int8 vectors and compacts the file then, and links every vector of
+    a file from before 10, whose ``updates`` start empty (``horma.core.index.SearchIndex._vectors_current``).
+    Versions 7 and 9 added ``units.asks`` and ``units.says_when`` (the next sync fills them from raw).
+    Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without
+    a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction and the file is
+    rewritten (VACUUM) after it. Each step checks the table it changes, so a version
     that never had the table (persons came in 5, vectors in 4) simply gets it from the schema.
     """
     conn.execute("BEGIN IMMEDIATE")
@@ -193,7 +197,7 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    if version not in ("7", "8"):
+    if version not in ("7", "8", "9"):
         compact(conn)
 
 

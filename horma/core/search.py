@@ -8,7 +8,9 @@ import sqlite3
 from horma.core import text as ht
 from horma.core.dates import asks_when, query_dates, ranges, relative_ranges
 from horma.core.facets import facets, first_of_each
+from horma.core.hit import Hit
 from horma.core.layout import MANAGER_KINDS
+from horma.core.updates import asks_now, newest_first
 
 # Ranking weights. A reply usually answers the turn before it, so a turn also
 # scores from its neighbours; sessions about the query lift their turns; a
@@ -25,9 +27,8 @@ DATE_WEIGHT = 1.0
 EXPAND_SESSIONS = 30  # after the matches, the rest of the best sessions (their other turns give context)
 RECENCY = 0.3  # "latest", "currently", "still": later turns lean ahead (a knowledge update)
 _LATEST = frozenset(("latest", "current", "currently", "now", "recent", "recently", "newest", "anymore", "still"))
-# A question that asks when ("When did Jon go to the fair?") is answered by the turn that says when
-# ("Yesterday, I went to a fair to show off my studio"), mostly in words the question does not use; the
-# turns that hold a time expression (horma.core.dates.says_when) lean ahead by WHEN_BOOST.
+# A question that asks when ("When did Jon go to the fair?") is answered by the turn that says when ("Yesterday,
+# I went to a fair to show off my studio"), in other words: turns with a time (dates.says_when) lean ahead.
 WHEN_BOOST = 1.5
 MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat as the archive grows
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
@@ -74,15 +75,6 @@ PERSON_BOOST = 3.0
 LAYERS = ("dates", "people", "entities", "topics", "sessions", "timeline")
 DEFAULT_LAYERS = ("dates",)
 LEND_WEIGHT = 0.2
-
-
-class Hit:
-    __slots__ = ("actor", "cost", "digest", "id", "lineno", "offset", "path", "score", "seg", "time", "uid")
-
-    def __init__(self, row: tuple):
-        self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost, self.digest = row
-        self.path = ""
-        self.score = 0.0
 
 
 def query_words(query: str) -> list[str]:
@@ -140,13 +132,15 @@ class Searcher:
              sessions: bool = True) -> list[Hit]:
         """Raw lines, best first: the scored matches, then (``sessions``) the rest of the best sessions
         (score 0), which a budgeted context leaves out unless asked to fill; a question about two events
-        puts each event's best turn first (:mod:`horma.core.facets`). ``near`` maps unit row ids to their
-        cosine similarity with the query (the host's embedding search; without it the ranking is lexical),
-        ``today`` (YYYY-MM-DD) is the date the question is asked on, which relative times count from."""
+        puts each event's best turn first (:mod:`horma.core.facets`), one about the present each fact's
+        newest value (:mod:`horma.core.updates`). ``near`` maps unit row ids to their cosine similarity with
+        the query (the host's embedding search; without it the ranking is lexical), ``today`` (YYYY-MM-DD)
+        is the date the question is asked on, which relative times count from."""
         ranked = self._rank(query, near, today, sessions)
         parts = facets(ht.words(query), set(self.actor_words())) if ranked else []
         tops = [self._rank(" ".join(p), near, today, False)[:1] for p in parts]
-        return _distinct(first_of_each(ranked, [t[0] for t in tops if t])) if parts else ranked
+        ranked = _distinct(first_of_each(ranked, [t[0] for t in tops if t])) if parts else ranked
+        return newest_first(self.conn, ranked, self.assistants()) if asks_now(ht.words(query)) else ranked
 
     def _rank(self, query: str, near: dict[int, float] | None, today: str | None, sessions: bool) -> list[Hit]:
         words = query_words(query)

@@ -17,6 +17,9 @@ EMBED_BATCH = 256  # units per encoder call: large enough to batch well, small e
 CODEC_KEY = "vector_codec"
 CODEC = "q4"
 INT8 = "int8"
+# In meta once every stored vector has its ``updates`` links (horma.update_links): an index from before
+# version 10 has vectors and no links, and the host's next write links them all.
+LINKS_KEY = "update_links"
 
 
 class Encoder:

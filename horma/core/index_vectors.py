@@ -1,0 +1,102 @@
+"""The index's sentence vectors and the links between them, written through the host's encoder.
+
+A part of :class:`horma.core.index.SearchIndex` (its base class), kept apart
+because it is the one part that only the host runs: an encoder is the host's,
+and so is numpy, imported where it is used (``horma.vector_codec``,
+``horma.update_links``). A sandbox's ``hindex`` has no encoder and never gets
+here; the host's next sync embeds and links what it indexed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from horma.core import text as ht
+from horma.core.layout import read_line
+from horma.core.vectors import CODEC, CODEC_KEY, EMBED_BATCH, INT8, LINKS_KEY, Encoder, embed_text
+
+
+class VectorWriter:
+    """Vectors and ``updates`` links, in the caller's transaction (``SearchIndex`` runs every write in one)."""
+
+    conn: sqlite3.Connection
+    encoder: Encoder | None
+    embedded: int
+    _compact: bool
+
+    def _vectors_current(self) -> bool:
+        """Whether the stored vectors are the encoder's: another model's are never mixed in (sync redoes them).
+
+        Its vectors in the int8 code of an index before version 8 are re-coded first (:meth:`_recode`,
+        no unit embedded again); a codec this horma does not know counts as another model's."""
+        if self.encoder is None:
+            return False
+        row = self.conn.execute("SELECT value FROM meta WHERE key='embed_model'").fetchone()
+        if row is None:
+            self.conn.execute("INSERT INTO meta VALUES('embed_model', ?)", (self.encoder.model_id,))
+        elif row[0] != self.encoder.model_id:
+            return False
+        codec = self.conn.execute("SELECT value FROM meta WHERE key=?", (CODEC_KEY,)).fetchone()
+        if codec is None or codec[0] == INT8:
+            self._recode(INT8)
+        elif codec[0] != CODEC:
+            return False
+        if self.conn.execute("SELECT 1 FROM meta WHERE key=?", (LINKS_KEY,)).fetchone() is None:
+            self._link([r for (r,) in self.conn.execute("SELECT unit FROM vectors")])  # a file from before 10
+            self.conn.execute("INSERT INTO meta VALUES(?, '1')", (LINKS_KEY,))
+        return True
+
+    def _link(self, rowids: list[int]) -> None:
+        """Which later unit updates each of ``rowids`` (:mod:`horma.update_links`), in this transaction."""
+        from horma.update_links import link  # here: numpy is the host's, which alone has an encoder
+
+        link(self.conn, rowids)
+
+    def _recode(self, codec: str) -> None:
+        """Every stored vector from ``codec`` to :data:`CODEC`, named so in meta, in the caller's transaction."""
+        from horma.vector_codec import recode  # here: numpy is the host's; hsearch and hindex never get here
+
+        if recode(self.conn, codec):  # rows half their size leave their pages half empty: freed once, after
+            self._compact = True
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
+
+    def _put_vectors(self, rowids: list[int], texts: list[str]) -> None:
+        assert self.encoder is not None
+        for start in range(0, len(texts), EMBED_BATCH):
+            coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
+            self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
+                                  [(r, q, sc) for r, (q, sc)
+                                   in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
+            self.embedded += len(coded)
+
+    def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every indexed unit that has no vector of the encoder's model (after a model change, a
+        sandbox's ``hindex`` or an index from before vectors); returns how many were embedded."""
+        if self.encoder is None:
+            return 0
+        if not self._vectors_current():
+            self.conn.execute("DELETE FROM vectors")
+            self.conn.execute("DELETE FROM updates")  # another model's likeness: linked again below
+            self.conn.execute("UPDATE meta SET value=? WHERE key='embed_model'", (self.encoder.model_id,))
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
+            self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, '1')", (LINKS_KEY,))
+        missing = self.conn.execute(
+            "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
+            "LEFT JOIN vectors v ON v.unit = u.id WHERE v.unit IS NULL ORDER BY u.id").fetchall()
+        files: dict = {}
+        try:
+            for start in range(0, len(missing), EMBED_BATCH):
+                batch = missing[start:start + EMBED_BATCH]
+                texts = []
+                for _, path, offset in batch:
+                    unit = ht.parse_unit(read_line(root, path, offset, files))
+                    texts.append(embed_text(unit[2], unit[3]) if unit else "")
+                self._put_vectors([b[0] for b in batch], texts)
+                if progress is not None:
+                    progress(min(start + EMBED_BATCH, len(missing)), len(missing))
+        finally:
+            for fh in files.values():
+                fh.close()
+        self._link([m[0] for m in missing])
+        return len(missing)

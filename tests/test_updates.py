@@ -1,0 +1,127 @@
+"""A question about the present gets a fact's newest value first (horma.core.updates, horma.update_links)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import archive
+
+from horma.core import index_schema
+from horma.core.text import words
+from horma.core.updates import MOVED_TO, asks_now
+from horma.core.vectors import LINKS_KEY
+from horma.index import index_folder, open_index, rebuild
+from horma.workspace import Unit, Workspace
+
+# Spring: Portuguese by app, in turns that use the question's words. Autumn: the way changed, said in other
+# words ("Duolingo", "the bus" and "evening class", not "learning Portuguese"): much like the first turn.
+SPRING = [
+    Unit("p:1", "2024-03-04 08:00", "user", "I'm learning Portuguese with Duolingo, fifteen minutes on the bus "
+                                            "every morning."),
+    Unit("p:2", "2024-03-04 08:01", "assistant", "Duolingo is a fine start for Portuguese; add some listening."),
+    Unit("p:3", "2024-03-04 08:02", "user", "Portuguese pronunciation is the hard part for me."),
+    Unit("p:4", "2024-03-04 08:03", "assistant", "European Portuguese swallows its vowels: podcasts help."),
+]
+SUMMER = [Unit(f"s:{i}", f"2024-06-0{i} 12:00", "user" if i % 2 else "assistant", t) for i, t in enumerate([
+    "My sister is visiting next week.", "Lovely, what are you planning?", "A day at the museum and a concert.",
+    "The science museum has a new exhibit.", "We adopted a cat called Biscuit.", "Congratulations on Biscuit!",
+], 1)]
+AUTUMN = [
+    Unit("a:1", "2024-09-10 19:00", "user", "No more Duolingo on the bus: I go to an evening class at the Language "
+                                            "Exchange every Thursday instead."),
+    Unit("a:2", "2024-09-10 19:01", "assistant", "A class with a teacher will help your speaking a lot."),
+]
+NOW = "How am I learning Portuguese these days?"
+
+
+def _workspace(root: Path) -> Workspace:
+    ws = Workspace.init(root)
+    for units, slug in ((SPRING, "spring"), (SUMMER, "summer"), (AUTUMN, "autumn")):
+        archive(ws, units, slug)
+        rebuild(ws, full=False)  # one sync a session, as a manager's records index them
+    return ws
+
+
+def _links(ws: Workspace) -> set[tuple[str, str]]:
+    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+    try:
+        return set(conn.execute("SELECT a.uid, b.uid FROM updates l JOIN units a ON a.id = l.unit "
+                                "JOIN units b ON b.id = l.later"))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(("question", "now"), [
+    (NOW, True),
+    ("What do I do for work now?", True),
+    ("Which gym am I currently using?", True),
+    ("Do I still live in Leeds?", True),
+    ("What book is Jon currently reading?", False),  # not the asker's own state
+    ("What did I do for work before the move?", False),  # an earlier value
+    ("Where did I live on 3 May 2023, and where now?", False),  # a dated question
+    ("How am I learning Portuguese?", False),  # no word of the present: the ranking as it is
+])
+def test_which_questions_ask_the_present(question: str, now: bool) -> None:
+    assert asks_now(words(question)) is now
+
+
+def test_a_later_turn_much_like_an_earlier_one_is_its_update(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    links = _links(ws)
+    assert ("p:1", "a:1") in links  # recorded a session at a time: linked when the autumn came
+    assert not {a for a, _ in links} & {"p:2", "p:4", "a:2"}  # an assistant's turns get no links
+    assert all(a.split(":")[0] != b.split(":")[0] for a, b in links)  # never within one session
+    rebuild(ws, full=True)
+    assert _links(ws) == links  # a rebuild links the same
+
+
+def test_a_question_about_the_present_gets_the_newest_value_first(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with open_index(ws, readonly=True) as s:
+        ranked = [h.uid for h in s.rank(NOW)]
+        plain = [h.uid for h in s.rank("How am I learning Portuguese?")]
+    assert ranked[0] == "a:1", ranked
+    assert "p:1" in ranked[:MOVED_TO + 1], ranked  # the earlier value stays, behind the newer one
+    assert plain[0] == "p:1" and "a:1" not in plain, plain  # without "now" the words alone, which never reach it
+
+
+def test_an_index_from_before_the_links_is_linked_by_the_next_host_write(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    db = index_folder(ws) / index_schema.DB_NAME
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TABLE updates")
+    conn.execute("DELETE FROM meta WHERE key=?", (LINKS_KEY,))
+    conn.execute("UPDATE meta SET value='9' WHERE key='version'")
+    conn.commit()
+    conn.close()
+    with open_index(ws, readonly=True) as s:  # read-only, as hsearch: no links yet, the ranking as before
+        assert s.rank(NOW)[0].uid != "a:1"
+    rebuild(ws, full=False)
+    assert ("p:1", "a:1") in _links(ws)
+    with open_index(ws, readonly=True) as s:
+        assert s.rank(NOW)[0].uid == "a:1"
+
+
+def test_another_model_is_linked_again(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+    conn.execute("UPDATE meta SET value='some-other-model' WHERE key='embed_model'")
+    conn.execute("INSERT INTO updates(unit, later) SELECT id, id FROM units WHERE uid = 's:1'")  # a stale link
+    conn.commit()
+    conn.close()
+    rebuild(ws, full=False)
+    links = _links(ws)
+    assert ("p:1", "a:1") in links and ("s:1", "s:1") not in links
+
+
+def test_hsearch_in_a_sandbox_puts_the_newest_value_first(tmp_path: Path, isolated_backend: str) -> None:
+    """The links are in the index and the rule in the core that hsearch runs: an LLM retriever gets it too."""
+    from horma.sandbox import Limits, open_sandbox
+
+    ws = _workspace(tmp_path / "ws")
+    with open_sandbox(ws.root, isolated_backend, "read", limits=Limits(timeout=20)) as box:
+        r = box.exec(f"hsearch -n 1 --notes 0 --near none '{NOW}'")
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[0].split(" | ")[0].endswith("a:1"), r.output

@@ -28,21 +28,23 @@ NEAR_K = 64  # neighbours handed to hsearch: more than a 1000-token context hold
 
 
 @dataclass
-class _Table:
+class Table:
+    """A workspace's vectors as one matrix, with their unit ids: what a query and the update links read."""
+
     model: str = ""
     codec: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     m: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # unit-length rows
 
 
-_tables: dict[str, _Table] = {}
+_tables: dict[str, Table] = {}
 _lock = threading.Lock()
 # What a long-running server keeps loaded (float32, 1.5 KB a unit at 384 dimensions): the least
 # recently used workspaces go first; a later query reloads them from the index.
 _MAX_ROWS = 1_000_000
 
 
-def _load(folder: str, conn: sqlite3.Connection) -> _Table:
+def loaded(folder: str, conn: sqlite3.Connection) -> Table:
     """The folder's vectors, topped up with rows added since the last call (reloaded when any went, or
     when the model or the codec changed: rows of two codes are never mixed in one matrix).
 
@@ -54,15 +56,15 @@ def _load(folder: str, conn: sqlite3.Connection) -> _Table:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', ?)", (CODEC_KEY,)))
         model, codec = meta.get("embed_model", ""), meta.get(CODEC_KEY, INT8)
         if codec not in CODECS:
-            return _Table(model=model, codec=codec)
+            return Table(model=model, codec=codec)
         count, top = conn.execute("SELECT count(*), coalesce(max(unit), 0) FROM vectors").fetchone()
         with _lock:
-            t = _tables.pop(folder, None) or _Table()
+            t = _tables.pop(folder, None) or Table()
             known_top = int(t.ids[-1]) if len(t.ids) else 0
             if t.model != model or t.codec != codec or len(t.ids) > count or known_top > top or (
                     len(t.ids) < count and conn.execute("SELECT count(*) FROM vectors WHERE unit <= ?",
                                                         (known_top,)).fetchone()[0] != len(t.ids)):
-                t, known_top = _Table(model=model, codec=codec), 0
+                t, known_top = Table(model=model, codec=codec), 0
             if len(t.ids) < count:
                 rows = conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ? ORDER BY unit",
                                     (known_top,)).fetchall()
@@ -92,7 +94,7 @@ def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None 
     conn = hi.connect(folder, readonly=True)
     try:
         try:
-            t = _load(folder, conn)
+            t = loaded(folder, conn)
         except sqlite3.OperationalError:  # an index from before vectors: nothing to add
             return {}
     finally:

@@ -125,3 +125,16 @@ def test_hsearch_in_a_sandbox_puts_the_newest_value_first(tmp_path: Path, isolat
         r = box.exec(f"hsearch -n 1 --notes 0 --near none '{NOW}'")
     assert r.exit_code == 0, r.output
     assert r.output.splitlines()[0].split(" | ")[0].endswith("a:1"), r.output
+
+
+def test_units_embedded_after_later_ones_were_linked_are_linked_too(tmp_path: Path) -> None:
+    """A sandbox's hindex indexes units without vectors; the host embeds them after later units were linked."""
+    ws = _workspace(tmp_path / "ws")
+    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+    conn.execute("DELETE FROM vectors WHERE unit IN (SELECT id FROM units WHERE uid LIKE 'p:%')")
+    conn.execute("DELETE FROM updates")  # as if the spring had come through hindex: no vector, no link
+    assert conn.execute("SELECT CAST(value AS INTEGER) FROM meta WHERE key=?", (LINKS_KEY,)).fetchone()[0] > 4
+    conn.commit()
+    conn.close()
+    rebuild(ws, full=False)  # embeds the spring's turns, ids below the last one linked
+    assert ("p:1", "a:1") in _links(ws)

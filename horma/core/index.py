@@ -67,6 +67,7 @@ class SearchIndex(VectorWriter):
         if self._compact:
             self._compact = False
             schema.compact(self.conn)
+        self.link_updates()
 
     def tidy(self) -> None:
         """Keep the file near its compacted size (``index_schema.compact``) at a bounded cost per transaction.
@@ -134,7 +135,6 @@ class SearchIndex(VectorWriter):
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
-            self._link(rowids)
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
         years = {u[5][:4] for u in units if u[5][:4].isdigit()}
         self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
@@ -270,8 +270,9 @@ class SearchIndex(VectorWriter):
         with self.transaction():
             if rebuild:
                 for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
-                              "unit_dates", "vectors", "updates"):
+                              "unit_dates", "vectors"):
                     self.conn.execute(f"DELETE FROM {table}")
+                self._unlink_all()
                 for fts in schema.FTS_TABLES:
                     self.conn.execute(f"INSERT INTO {fts}({fts}) VALUES('delete-all')")
                 self._seg_ids.clear()

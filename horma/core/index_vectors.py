@@ -18,7 +18,7 @@ from horma.core.vectors import CODEC, CODEC_KEY, EMBED_BATCH, INT8, LINKS_KEY, E
 
 
 class VectorWriter:
-    """Vectors and ``updates`` links, in the caller's transaction (``SearchIndex`` runs every write in one)."""
+    """Vectors in the caller's transaction (``SearchIndex`` runs every write in one), then their ``updates`` links."""
 
     conn: sqlite3.Connection
     encoder: Encoder | None
@@ -42,16 +42,21 @@ class VectorWriter:
             self._recode(INT8)
         elif codec[0] != CODEC:
             return False
-        if self.conn.execute("SELECT 1 FROM meta WHERE key=?", (LINKS_KEY,)).fetchone() is None:
-            self._link([r for (r,) in self.conn.execute("SELECT unit FROM vectors")])  # a file from before 10
-            self.conn.execute("INSERT INTO meta VALUES(?, '1')", (LINKS_KEY,))
         return True
 
-    def _link(self, rowids: list[int]) -> None:
-        """Which later unit updates each of ``rowids`` (:mod:`horma.update_links`), in this transaction."""
-        from horma.update_links import link  # here: numpy is the host's, which alone has an encoder
+    def link_updates(self) -> int:
+        """Link the units embedded since the last link (:mod:`horma.update_links`), in a transaction of its own
+        after the one that stored their vectors; how many were linked. Outside a transaction only."""
+        if self.encoder is None:
+            return 0
+        from horma.update_links import link_pending  # here: numpy is the host's, which alone has an encoder
 
-        link(self.conn, rowids)
+        return link_pending(self.conn)
+
+    def _unlink_all(self) -> None:
+        """No link and no unit linked: the vectors are being replaced, and their links are made anew."""
+        self.conn.execute("DELETE FROM updates")
+        self.conn.execute("DELETE FROM meta WHERE key=?", (LINKS_KEY,))
 
     def _recode(self, codec: str) -> None:
         """Every stored vector from ``codec`` to :data:`CODEC`, named so in meta, in the caller's transaction."""
@@ -63,6 +68,9 @@ class VectorWriter:
 
     def _put_vectors(self, rowids: list[int], texts: list[str]) -> None:
         assert self.encoder is not None
+        if rowids:  # units a sandbox's hindex indexed, embedded after later ones were linked: link from them
+            self.conn.execute("UPDATE meta SET value=? WHERE key=? AND CAST(value AS INTEGER) >= ?",
+                              (str(min(rowids) - 1), LINKS_KEY, min(rowids)))
         for start in range(0, len(texts), EMBED_BATCH):
             coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
             self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
@@ -77,10 +85,9 @@ class VectorWriter:
             return 0
         if not self._vectors_current():
             self.conn.execute("DELETE FROM vectors")
-            self.conn.execute("DELETE FROM updates")  # another model's likeness: linked again below
+            self._unlink_all()  # another model's likeness: linked again after the commit
             self.conn.execute("UPDATE meta SET value=? WHERE key='embed_model'", (self.encoder.model_id,))
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
-            self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, '1')", (LINKS_KEY,))
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
             "LEFT JOIN vectors v ON v.unit = u.id WHERE v.unit IS NULL ORDER BY u.id").fetchall()
@@ -98,5 +105,4 @@ class VectorWriter:
         finally:
             for fh in files.values():
                 fh.close()
-        self._link([m[0] for m in missing])
         return len(missing)

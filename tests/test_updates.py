@@ -58,6 +58,7 @@ def _links(ws: Workspace) -> set[tuple[str, str]]:
     ("What do I do for work now?", True),
     ("Which gym am I currently using?", True),
     ("Do I still live in Leeds?", True),
+    ("How much do I weigh at the moment?", True),
     ("What book is Jon currently reading?", False),  # not the asker's own state
     ("What did I do for work before the move?", False),  # an earlier value
     ("Where did I live on 3 May 2023, and where now?", False),  # a dated question

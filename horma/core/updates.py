@@ -7,7 +7,7 @@ changed it later often shares neither ("I've signed up for the improvers'
 class"). The index links each turn to the latest later turn of the same
 speaker that is much like it (``updates``, written by the host with the
 vectors: :mod:`horma.update_links`). For a question that asks about the
-asker's present (first person, "now", "currently", "these days", ...), each
+asker's present (first person, "now", "currently", "these days", "at the moment"), each
 of the best few turns gives its place to its latest update, and itself moves a
 few places down: the earlier value stays in a context with room, after the
 newer one. A question that names a date or asks about an earlier value
@@ -25,7 +25,7 @@ from horma.core.dates import query_dates
 from horma.core.hit import Hit
 
 NOW = frozenset(("now", "current", "currently", "nowadays", "still", "anymore"))
-THESE_DAYS = frozenset(("these", "days"))
+PHRASES = (frozenset(("these", "days")), frozenset(("at", "the", "moment")))  # "now" in other words
 # A question about an earlier value, or one that dates itself, asks for what the old turn says.
 EARLIER = frozenset(("previous", "previously", "before", "earlier", "used", "originally", "first", "last"))
 TOP = 3  # the best turns (not an assistant's) whose updates are followed
@@ -38,7 +38,7 @@ MOVED_TO = 6
 def asks_now(words: list[str]) -> bool:
     """Whether a question (its words, lower-cased) asks the asker's present state."""
     have = set(words)
-    if not (have & NOW or have >= THESE_DAYS) or have & EARLIER:
+    if not (have & NOW or any(have >= p for p in PHRASES)) or have & EARLIER:
         return False
     return ht.asked_person(words) == ht.FIRST and not query_dates(words)
 

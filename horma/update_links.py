@@ -32,6 +32,7 @@ import os
 import sqlite3
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from horma.core import text as ht
 from horma.core.vectors import LINKS_KEY
@@ -47,6 +48,10 @@ CHUNK = 256  # new units compared at a time: CHUNK x (units in the archive) floa
 # with their square (bench/update_links.py at 10^5 units: 506 s to link all, 190 ms a record; with 16
 # neighbours 187 s and 93 ms). The dev sets' rankings are the same either way.
 NEIGHBOURS = 16
+# The products run on one BLAS thread: OpenBLAS's idle threads spin on the cores for a while after each
+# product, and the embedding model, which runs next, lost a fifth of its speed to them (bench/embed_speed.py,
+# ingest 179 -> 144 units/s, back to 176 on one thread).
+_BLAS = ThreadpoolController()
 
 
 def link_pending(conn: sqlite3.Connection) -> int:
@@ -69,7 +74,8 @@ def link_pending(conn: sqlite3.Connection) -> int:
     k = min(NEIGHBOURS + 1, len(table.ids))  # with the unit itself
     for start in range(0, len(fresh), CHUNK):
         rows = fresh[start:start + CHUNK]
-        sims = table.m[rows] @ table.m.T
+        with _BLAS.limit(limits=1, user_api="blas"):
+            sims = table.m[rows] @ table.m.T
         top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
         near = np.nonzero(np.take_along_axis(sims, top, axis=1) >= UPDATE_SIM)
         pairs.update((int(table.ids[rows[i]]), int(table.ids[top[i, j]])) for i, j in zip(*near, strict=True))

@@ -8,9 +8,9 @@ meaning both find the March turn first, and the September one, which shares
 neither the word "Portuguese" nor much of the question's meaning, stays out of
 a small context. What ties it to the March turn is its likeness to it.
 
-So for each unit the index keeps the latest later unit (a later time: not
-the same session) of the same actor among its nearest whose vector is at
-least :data:`UPDATE_SIM` near it: the ``updates`` table. :mod:`horma.core.updates`
+So for each unit the index keeps the latest later unit (of a later session:
+within one, a conversation goes on) of the same actor among its nearest
+whose vector is at least :data:`UPDATE_SIM` near it: the ``updates`` table. :mod:`horma.core.updates`
 follows a link when a question asks for the current state. An assistant's
 turns get no links: its facts are not the ones that change.
 
@@ -82,8 +82,8 @@ def link_pending(conn: sqlite3.Connection) -> int:
     info = _units(conn, {u for pair in pairs for u in pair})
     best: dict[int, int] = {}  # an earlier unit -> its latest update
     for a, b in pairs:
-        if a == b or a not in info or b not in info or info[a][0] != info[b][0] or info[a][1] == info[b][1]:
-            continue
+        if a not in info or b not in info or info[a][0] != info[b][0] or info[a][2] == info[b][2]:
+            continue  # another speaker's, or the same session's: a conversation goes on, it does not update
         early, late = sorted((a, b), key=lambda u: (info[u][1], u))
         if early not in best or (info[late][1], late) > (info[best[early]][1], best[early]):
             best[early] = late
@@ -103,8 +103,8 @@ def link_pending(conn: sqlite3.Connection) -> int:
     return len(fresh)
 
 
-def _units(conn: sqlite3.Connection, ids: set[int]) -> dict[int, tuple[str, str]]:
-    """Unit id -> (actor, time) for ``ids``, an assistant's units left out (they get no links)."""
-    return {i: (a, t) for i, a, t in conn.execute(
-        "SELECT id, actor, time FROM units WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),))
-        if a.casefold() not in ht.ASSISTANT_ROLES}
+def _units(conn: sqlite3.Connection, ids: set[int]) -> dict[int, tuple[str, str, int]]:
+    """Unit id -> (actor, time, segment) for ``ids``, an assistant's units left out (they get no links)."""
+    return {i: (a, t, seg) for i, a, t, seg in conn.execute(
+        "SELECT id, actor, time, seg FROM units WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(ids)),)) if a.casefold() not in ht.ASSISTANT_ROLES}

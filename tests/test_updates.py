@@ -139,3 +139,14 @@ def test_units_embedded_after_later_ones_were_linked_are_linked_too(tmp_path: Pa
     conn.close()
     rebuild(ws, full=False)  # embeds the spring's turns, ids below the last one linked
     assert ("p:1", "a:1") in _links(ws)
+
+
+def test_a_forgotten_update_leaves_no_link_and_the_earlier_value_comes_back(tmp_path: Path) -> None:
+    from horma.forget import forget
+    from horma.forget_selection import Selection
+
+    ws = _workspace(tmp_path / "ws")
+    forget(ws, Selection.of(units=["a:1"]))
+    assert not {pair for pair in _links(ws) if "a:1" in pair}
+    with open_index(ws, readonly=True) as s:
+        assert s.rank(NOW)[0].uid == "p:1"

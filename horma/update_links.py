@@ -62,8 +62,8 @@ def link_pending(conn: sqlite3.Connection) -> int:
     """
     linked = conn.execute("SELECT value FROM meta WHERE key=?", (LINKS_KEY,)).fetchone()
     done = int(linked[0]) if linked else 0
-    top = conn.execute("SELECT max(unit) FROM vectors").fetchone()[0]
-    if top is None or top <= done:
+    last = conn.execute("SELECT max(unit) FROM vectors").fetchone()[0]
+    if last is None or last <= done:
         return 0
     folder = os.path.dirname(conn.execute("PRAGMA database_list").fetchone()[2])
     table = loaded(folder, conn)  # the committed vectors, one read transaction
@@ -76,9 +76,9 @@ def link_pending(conn: sqlite3.Connection) -> int:
         rows = fresh[start:start + CHUNK]
         with _BLAS.limit(limits=1, user_api="blas"):
             sims = table.m[rows] @ table.m.T
-        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        near = np.nonzero(np.take_along_axis(sims, top, axis=1) >= UPDATE_SIM)
-        pairs.update((int(table.ids[rows[i]]), int(table.ids[top[i, j]])) for i, j in zip(*near, strict=True))
+        nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        near = np.nonzero(np.take_along_axis(sims, nearest, axis=1) >= UPDATE_SIM)
+        pairs.update((int(table.ids[rows[i]]), int(table.ids[nearest[i, j]])) for i, j in zip(*near, strict=True))
     info = _units(conn, {u for pair in pairs for u in pair})
     best: dict[int, int] = {}  # an earlier unit -> its latest update
     for a, b in pairs:

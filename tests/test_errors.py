@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import re
 import textwrap
@@ -158,30 +159,36 @@ def test_what_the_disk_refuses_is_the_io_code(tmp_path: Path) -> None:
 
 def test_ctrl_c_while_the_model_runtime_loads_is_the_interrupted_code(tmp_path: Path) -> None:
     """A Ctrl-C inside onnxruntime's native import reaches Python as ``ImportError: initialization failed``
-    caused by the KeyboardInterrupt (pybind11 wraps it); the test above met it by chance on a loaded machine.
-    Here the import fails that way every time: the ingest still ends as interrupted, exit 130, one line."""
+    caused by the KeyboardInterrupt (pybind11 wraps it); the test below met it by chance on a loaded machine.
+    Here the import fails that way every time, the interrupt raised by Python code the native side runs
+    (``PyRun_String``): under ``python -m`` that leaves CPython's "unhandled interrupt" flag set, which once
+    turned the clean exit 130 into death by SIGINT (returncode -2) after the report was printed."""
     import subprocess
     import sys
 
     source = tmp_path / "units.jsonl"
     source.write_text(json.dumps({"id": "s1:1", "time": "2024-01-01 10:00", "actor": "Ana", "session": "s1",
                                   "text": "We sailed to the cove."}) + "\n")
-    script = textwrap.dedent(f"""
-        import importlib.abc, sys
+    (tmp_path / "interrupted_cli.py").write_text(textwrap.dedent("""
+        import ctypes, importlib.abc, sys
+        native_run = ctypes.pythonapi.PyRun_String
+        native_run.restype = ctypes.py_object
+        native_run.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.py_object, ctypes.py_object]
         class Interrupted(importlib.abc.MetaPathFinder):
             def find_spec(self, name, path, target=None):
                 if name == "onnxruntime":
                     try:
-                        raise KeyboardInterrupt
+                        native_run(b"raise KeyboardInterrupt", 257, {}, {})  # 257: Py_file_input
                     except KeyboardInterrupt as exc:
                         raise ImportError("initialization failed") from exc
         sys.meta_path.insert(0, Interrupted())
-        sys.argv = ["horma", "ingest", "jsonl", {str(source)!r}, "--workspace", {str(tmp_path / "mem")!r},
-                    "--backend", "local"]
         from horma.cli import main
         main()
-    """)
-    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    """))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    child = subprocess.run([sys.executable, "-m", "interrupted_cli", "ingest", "jsonl", str(source), "--workspace",
+                            str(tmp_path / "mem"), "--backend", "local"], capture_output=True, text=True,
+                           cwd=tmp_path, env=env, timeout=120)
     assert (child.returncode, child.stdout, child.stderr) == (EXITS["interrupted"], "", "error: interrupted\n")
 
 

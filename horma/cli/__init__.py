@@ -10,6 +10,7 @@ is a bug and stays a traceback, so that it is seen and reported.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -150,4 +151,12 @@ def run(args: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    """The console script. An interrupted command leaves at once, with its code: under ``python -m``, a
+    Ctrl-C that went through a native module running Python code (a pybind11 extension's import) leaves a
+    flag in CPython that turns any later exit into death by SIGINT, after the report was printed."""
+    code = run()
+    if code == INTERRUPTED[1]:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # what the command wrote is closed already; a kill -9 here would leave no less
+    sys.exit(code)

@@ -9,7 +9,7 @@ neither the word "Portuguese" nor much of the question's meaning, stays out of
 a small context. What ties it to the March turn is its likeness to it.
 
 So for each unit the index keeps the latest later unit (of a later session:
-within one, a conversation goes on) of the same actor among its nearest
+within one talk, :mod:`horma.core.talks`, a conversation goes on) of the same actor among its nearest
 whose vector is at least :data:`UPDATE_SIM` near it: the ``updates`` table. :mod:`horma.core.updates`
 follows a link when a question asks for the current state. An assistant's
 turns get no links: its facts are not the ones that change.
@@ -35,6 +35,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from horma.core import text as ht
+from horma.core.talks import talk_column
 from horma.core.vectors import LINKS_KEY
 from horma.vectors import loaded
 
@@ -48,6 +49,12 @@ CHUNK = 256  # new units compared at a time: CHUNK x (units in the archive) floa
 # with their square (bench/update_links.py at 10^5 units: 506 s to link all, 190 ms a record; with 16
 # neighbours 187 s and 93 ms). The dev sets' rankings are the same either way.
 NEIGHBOURS = 16
+# Another session is another talk (horma.core.talks), not merely another segment: a client that records
+# each message as it comes makes a segment of each, and linking those linked a conversation's later turns
+# to its earlier ones (recorded a message at a time, the assistant chats lost 0.01 at 150 tokens, current
+# values 0.74 -> 0.68; LongMemEval's haystacks got five times the links: docs/benchmarks.md, session 15).
+RULE = "2"  # the links' rule (2: by talk); links stored under another are made anew by the next write
+RULE_KEY = "update_rule"
 # The products run on one BLAS thread: OpenBLAS's idle threads spin on the cores for a while after each
 # product, and the embedding model, which runs next, lost a fifth of its speed to them (bench/embed_speed.py,
 # ingest 179 -> 144 units/s, back to 176 on one thread).
@@ -61,7 +68,9 @@ def link_pending(conn: sqlite3.Connection) -> int:
     linked; each earlier unit keeps only its latest update.
     """
     linked = conn.execute("SELECT value FROM meta WHERE key=?", (LINKS_KEY,)).fetchone()
-    done = int(linked[0]) if linked else 0
+    rule = conn.execute("SELECT value FROM meta WHERE key=?", (RULE_KEY,)).fetchone()
+    anew = rule is None or rule[0] != RULE  # links of an earlier rule: every unit is linked again
+    done = int(linked[0]) if linked and not anew else 0
     last = conn.execute("SELECT max(unit) FROM vectors").fetchone()[0]
     if last is None or last <= done:
         return 0
@@ -89,6 +98,9 @@ def link_pending(conn: sqlite3.Connection) -> int:
             best[early] = late
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if anew:
+            conn.execute("DELETE FROM updates")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (RULE_KEY, RULE))
         stored = dict(conn.execute("SELECT unit, later FROM updates WHERE unit IN (SELECT value FROM json_each(?))",
                                    (json.dumps(sorted(best)),)))
         info.update(_units(conn, set(stored.values()) - set(info)))
@@ -104,7 +116,8 @@ def link_pending(conn: sqlite3.Connection) -> int:
 
 
 def _units(conn: sqlite3.Connection, ids: set[int]) -> dict[int, tuple[str, str, int]]:
-    """Unit id -> (actor, time, segment) for ``ids``, an assistant's units left out (they get no links)."""
-    return {i: (a, t, seg) for i, a, t, seg in conn.execute(
-        "SELECT id, actor, time, seg FROM units WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted(ids)),)) if a.casefold() not in ht.ASSISTANT_ROLES}
+    """Unit id -> (actor, time, talk) for ``ids``, an assistant's units left out (they get no links)."""
+    return {i: (a, t, talk) for i, a, t, talk in conn.execute(
+        f"SELECT u.id, u.actor, u.time, {talk_column(conn)} FROM units u JOIN segments s ON s.id = u.seg "
+        "WHERE u.id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),))
+        if a.casefold() not in ht.ASSISTANT_ROLES}

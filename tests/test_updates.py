@@ -13,6 +13,7 @@ from horma.core.text import words
 from horma.core.updates import MOVED_TO, asks_now
 from horma.core.vectors import LINKS_KEY
 from horma.index import index_folder, open_index, rebuild
+from horma.update_links import RULE_KEY
 from horma.workspace import Unit, Workspace
 
 # Spring: Portuguese by app, in turns that use the question's words. Autumn: the way changed, said in other
@@ -34,6 +35,13 @@ AUTUMN = [
     Unit("a:2", "2024-09-10 19:01", "assistant", "A class with a teacher will help your speaking a lot."),
 ]
 NOW = "How am I learning Portuguese these days?"
+# One evening's talk about a book: the later turn says much what the first one did, minutes after it.
+TALK = [
+    Unit("t:1", "2024-05-02 20:00", "user", "I'm reading The Overstory by Richard Powers, a novel about trees."),
+    Unit("t:2", "2024-05-02 20:01", "assistant", "A fine choice: it won the Pulitzer Prize for fiction."),
+    Unit("t:3", "2024-05-02 20:06", "user", "The Overstory by Richard Powers is a long novel about trees and "
+                                            "the people who love them."),
+]
 
 
 def _workspace(root: Path) -> Workspace:
@@ -76,6 +84,35 @@ def test_a_later_turn_much_like_an_earlier_one_is_its_update(tmp_path: Path) -> 
     assert all(a.split(":")[0] != b.split(":")[0] for a, b in links)  # never within one session
     rebuild(ws, full=True)
     assert _links(ws) == links  # a rebuild links the same
+
+
+def test_a_conversation_recorded_a_turn_at_a_time_links_as_if_recorded_whole(tmp_path: Path) -> None:
+    """A client that records each turn as it comes (``horma add``, an MCP ``record`` a message) makes a
+    segment of each: a talk going on is still not an update of itself, and the autumn still updates the
+    spring."""
+    whole, turns = Workspace.init(tmp_path / "whole"), Workspace.init(tmp_path / "turns")
+    for units, slug in ((SPRING, "spring"), (TALK, "talk"), (AUTUMN, "autumn")):
+        archive(whole, units, slug)
+        rebuild(whole, full=False)
+        for unit in units:
+            archive(turns, [unit], slug)
+            rebuild(turns, full=False)
+    assert ("p:1", "a:1") in _links(turns)
+    assert not {pair for pair in _links(turns) if pair[0].startswith("t:")}  # t:3 is not t:1's update
+    assert _links(turns) == _links(whole)
+
+
+def test_links_of_an_earlier_rule_are_made_anew(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+    conn.execute("DELETE FROM meta WHERE key=?", (RULE_KEY,))  # as an index linked before the rule was named
+    conn.execute("INSERT OR REPLACE INTO updates(unit, later) SELECT a.id, b.id FROM units a, units b "
+                 "WHERE a.uid = 'p:1' AND b.uid = 'p:3'")  # a link the rule does not make, in place of a:1
+    conn.commit()
+    conn.close()
+    rebuild(ws, full=False)
+    links = _links(ws)
+    assert ("p:1", "a:1") in links and ("p:1", "p:3") not in links
 
 
 def test_a_question_about_the_present_gets_the_newest_value_first(tmp_path: Path) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 
 class Hit:
-    __slots__ = ("actor", "cost", "digest", "id", "lineno", "offset", "path", "score", "seg", "time", "uid")
+    __slots__ = ("actor", "cost", "digest", "id", "lineno", "offset", "path", "score", "seg", "talk", "time", "uid")
 
     def __init__(self, row: tuple):
-        self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost, self.digest = row
+        """``row``: the unit's id, seg, lineno, offset, uid, actor, time, cost, digest, and its segment's talk
+        (:mod:`horma.core.talks`; the segment where it is left out)."""
+        self.id, self.seg, self.lineno, self.offset, self.uid, self.actor, self.time, self.cost, self.digest = row[:9]
+        self.talk = row[9] if len(row) > 9 else self.seg
         self.path = ""
         self.score = 0.0

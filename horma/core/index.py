@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Callable
 
 from horma.core import index_schema as schema
+from horma.core import talks
 from horma.core import text as ht
 from horma.core.dates import query_dates, says_when
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
@@ -104,6 +105,7 @@ class SearchIndex(VectorWriter):
         seg_id, known_lines = (row[0], row[2]) if row else (None, 0)
         if row is not None and (row[1] > len(data)):
             raise IndexError_(f"{rel} shrank since it was indexed: run horma index --rebuild")
+        new_segment = seg_id is None
         if seg_id is None:
             cur = self.conn.execute("INSERT INTO segments(path, size, lines) VALUES(?, 0, 0)", (rel,))
             seg_id = int(cur.lastrowid or 0)
@@ -124,6 +126,8 @@ class SearchIndex(VectorWriter):
                     if actor:
                         actors.add(actor)
             offset += width
+        if new_segment:
+            talks.assign(self.conn, seg_id, rel, units[0][5] if units else None)
         lines = text.count("\n")  # the archive ends every line with one
         rowids: list[int] = []
         for values, body in zip(units, bodies, strict=True):

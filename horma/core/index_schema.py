@@ -9,6 +9,7 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
 
 - ``segments``/``units``: one row per archived unit (raw segment path, line
   number, byte offset of the line, id, actor, time, context cost in tokens);
+  a segment's ``talk`` is the conversation it belongs to (``horma.core.talks``);
   ``unit_text`` is a *contentless* FTS5 table over the unit texts (rowid =
   ``units.id``): the text itself stays in ``raw/``, so the index holds only
   postings and a query reads the lines it prints at their byte offsets.
@@ -36,18 +37,20 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from horma.core import talks
 from horma.core.layout import INDEX_ENV
 
 DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
 # 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid);
 # 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta;
-# 9: units.says_when (a turn that holds a time expression); 10: updates (a unit's latest later likeness)
-SCHEMA_VERSION = "10"
+# 9: units.says_when (a turn that holds a time expression); 10: updates (a unit's latest later likeness);
+# 11: segments.talk (the conversation a segment belongs to: horma.core.talks)
+SCHEMA_VERSION = "11"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {v: "10" for v in ("3", "4", "5", "6", "7", "8", "9")}
+_UPGRADES = {v: "11" for v in ("3", "4", "5", "6", "7", "8", "9", "10")}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
@@ -72,7 +75,7 @@ FTS_OPTIONS = {"usermerge": 2}  # FTS5 keeps them in its config table: set when 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,
-                                    lines INTEGER NOT NULL);
+                                    lines INTEGER NOT NULL, talk INTEGER);
 CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
                                  time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL,
@@ -161,10 +164,11 @@ def _table_sql(conn: sqlite3.Connection, name: str) -> str:
 def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
 
-    Versions 8 to 10 rewrite no table, so a version 7 to 9 file is not rewritten here: the host's next
+    Versions 8 to 11 rewrite no table, so a version 7 to 10 file is not rewritten here: the host's next
     write re-codes a version 7 file's int8 vectors and compacts the file then, and links every vector of
     a file from before 10, whose ``updates`` start empty (``horma.core.index.SearchIndex._vectors_current``).
-    Versions 7 and 9 added ``units.asks`` and ``units.says_when`` (the next sync fills them from raw).
+    Versions 7 and 9 added ``units.asks`` and ``units.says_when`` (the next sync fills them from raw), 11
+    ``segments.talk`` (filled here, from the segments and their units' times).
     Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without
     a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction and the file is
     rewritten (VACUUM) after it. Each step checks the table it changes, so a version
@@ -189,6 +193,10 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
         for column in ("asks", "says_when"):  # 7 and 9: sync fills them
             if units and column not in columns:
                 conn.execute(f"ALTER TABLE units ADD COLUMN {column} INTEGER")
+        segments = _table_sql(conn, "segments")
+        if segments and "talk" not in segments:  # 11: every segment's talk, from the rows as they are
+            conn.execute("ALTER TABLE segments ADD COLUMN talk INTEGER")
+            talks.assign_all(conn)
         if _table_sql(conn, "persons").startswith("table"):
             conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
             conn.execute("DROP TABLE persons")
@@ -197,7 +205,7 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    if version not in ("7", "8", "9"):
+    if version not in ("7", "8", "9", "10"):
         compact(conn)
 
 

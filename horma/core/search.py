@@ -10,6 +10,7 @@ from horma.core.dates import asks_when, query_dates, ranges, relative_ranges
 from horma.core.facets import facets, first_of_each
 from horma.core.hit import Hit
 from horma.core.layout import MANAGER_KINDS
+from horma.core.talks import talk_column
 from horma.core.updates import asks_now, newest_first
 
 # Ranking weights. A reply usually answers the turn before it, so a turn also
@@ -112,6 +113,13 @@ class Searcher:
         self.weights.update(note_weights or {})
         self._actor_words: dict[str, str] | None = None
         self._assistants: set[str] | None = None
+        self._talk_sql: str | None = None
+
+    @property
+    def _talk(self) -> str:  # the SQL of a unit's talk, at the first query: a damaged file fails where callers look
+        if self._talk_sql is None:
+            self._talk_sql = talk_column(self.conn)
+        return self._talk_sql
 
     def actor_words(self) -> dict[str, str]:
         if self._actor_words is None:
@@ -177,14 +185,15 @@ class Searcher:
             return []
         hits: dict[int, Hit] = {}
         for row in self.conn.execute(
-                "SELECT id, seg, lineno, offset, uid, actor, time, cost, digest FROM units "
-                "WHERE id IN (SELECT value FROM json_each(?))", (_ids(wanted),)):
+                f"SELECT u.id, u.seg, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost, u.digest, {self._talk} "
+                "FROM units u JOIN segments s ON s.id = u.seg WHERE u.id IN (SELECT value FROM json_each(?))",
+                (_ids(wanted),)):
             hits[row[0]] = Hit(row)
-        session: dict[int, float] = {}
+        session: dict[int, float] = {}  # by talk: a conversation recorded a message at a time is one
         for rowid, score in base.items():
             h = hits.get(rowid)
             if h is not None:
-                session[h.seg] = session.get(h.seg, 0.0) + score
+                session[h.talk] = session.get(h.talk, 0.0) + score
         top = max(session.values(), default=0.0) or 1.0
         asking = self._asking(base)
         costs = sorted(h.cost for h in hits.values())
@@ -194,9 +203,9 @@ class Searcher:
         for h in hits.values():
             lent = 0.0
             prev, nxt = hits.get(h.id - 1), hits.get(h.id + 1)
-            if prev is not None and prev.seg == h.seg:
+            if prev is not None and prev.talk == h.talk:
                 lent += (ASKED_WEIGHT if prev.id in asking else PREV_WEIGHT) * base.get(prev.id, 0.0)
-            if nxt is not None and nxt.seg == h.seg:
+            if nxt is not None and nxt.talk == h.talk:
                 lent += NEXT_WEIGHT * base.get(nxt.id, 0.0)
             s = base.get(h.id, 0.0) + (lent + routed.get(h.id, 0.0)) / max(1.0, h.cost / typical) ** COST_POWER
             if h.id in dated:
@@ -207,7 +216,7 @@ class Searcher:
                 s *= SPEAKER_BOOST
             if h.id in said:
                 s *= WHEN_BOOST
-            h.score = s + SESSION_WEIGHT * session.get(h.seg, 0.0) / top
+            h.score = s + SESSION_WEIGHT * session.get(h.talk, 0.0) / top
             ranked.append(h)
         if RECENCY and _LATEST & set(ht.words(query)) and ranked:
             times = sorted({h.time for h in ranked})
@@ -297,15 +306,14 @@ class Searcher:
         order = {sid: i for i, sid in enumerate(best)}
         rest = []
         for row in self.conn.execute(
-                "SELECT id, seg, lineno, offset, uid, actor, time, cost, digest FROM units "
-                "WHERE seg IN (SELECT value FROM json_each(?))", (_ids(best),)):
+                f"SELECT u.id, u.seg, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost, u.digest, {self._talk}, "
+                f"s.path FROM segments s JOIN units u ON u.seg = s.id WHERE {self._talk} IN "
+                "(SELECT value FROM json_each(?))", (_ids(best),)):
             if row[0] not in have:
                 h = Hit(row)
-                h.path = paths.get(h.seg) or self.conn.execute(
-                    "SELECT path FROM segments WHERE id=?", (h.seg,)).fetchone()[0]
-                paths[h.seg] = h.path
+                h.path = paths.setdefault(h.seg, row[10])
                 rest.append(h)
-        rest.sort(key=lambda h: (order[h.seg], h.lineno))
+        rest.sort(key=lambda h: (order[h.talk], h.id))  # a talk in the order it was archived
         return rest
 
     def _dated(self, query: str, today: str | None = None) -> set[int]:

@@ -28,6 +28,8 @@ Examples:
       --budget 100,150,200,300,500,1000 --flat dense,hybrid   (evidence share at equal recall)
   python bench/ranking.py locomo bench/data/holdout_chats.json --categories 11,12,13,14,15,16 \
       --flat bm25,dense,hybrid   (the held-out chats: check a change there, never choose one by it)
+  python bench/ranking.py locomo bench/data/assistant_chats.json --categories 11,12,13,14,15,16 --per-turn \
+      --workdir /tmp/chats-per-turn   (recorded a message at a time, as horma add or an MCP client does)
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from rich.table import Table
 
 from horma.agents.manager import Manager
 from horma.core import index as hi
-from horma.core import search
+from horma.core import search, talks
 from horma.core.text import count_tokens
 from horma.vectors import nearest
 from horma.workspace import Unit, Workspace
@@ -81,31 +83,39 @@ def plan(kind: str, data: str, categories: set[str], per_type: int) -> list[tupl
     return out
 
 
-def build(root: Path, sessions: list) -> None:
+def build(root: Path, sessions: list, per_turn: bool = False) -> None:
+    """Organize and embed the sessions once: a record a session, or (``per_turn``) a record a turn, as a
+    client that records each message as it comes (``horma add``, an MCP ``record`` a message)."""
     if (root / ".built").exists():
         return
     ws = Workspace.init(root)
     with Manager(ws, "heuristic", backend="local") as manager, manager.one_run():
         for slug, when, units in sessions:
-            manager.record(units, slug, when)
+            for batch in ([[u] for u in units] if per_turn else [units]):
+                manager.record(batch, slug, batch[0].time if per_turn else when)
     (root / ".built").write_text("1")
 
 
-def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0, pad: bool = False) -> tuple[list[str], int, int]:
+def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0, pad: bool = False,
+         root: Path | None = None) -> tuple[list[str], int, int]:
     used, segs, chosen, ev_tokens = 0, set(), [], 0
+    def exists(p: str) -> bool:
+        return root is not None and (root / p).is_file()
+
     floor = cut / 100 * ranked[0].score if ranked and cut else 0.0
     for h in ranked:
         if floor and h.score < floor:
             break
         if h.score <= 0 and not pad:  # as hsearch --budget: the matches are spent (--fill goes on)
             break
-        cost = h.cost + (0 if h.path in segs else HEADER_COST)
+        block = talks.block(h.path, h.time, exists)  # a header a day of a session, as a context shows
+        cost = h.cost + (0 if block in segs else HEADER_COST)
         if used + cost > budget:
             if budget - used < MIN_ROOM:
                 break
             continue
         used += cost
-        segs.add(h.path)
+        segs.add(block)
         chosen.append(h.uid)
         ev_tokens += h.cost if h.uid in evidence else 0
     return chosen, used, ev_tokens
@@ -148,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--layers", default="default",
                    help="note layers the ranking routes through: default (dates), none, or a comma list of "
                         + ",".join(search.LAYERS) + " (the notes ablation)")
+    p.add_argument("--per-turn", action="store_true",
+                   help="build each workspace a record a turn (a client recording each message as it comes); "
+                        "give it a --workdir of its own")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)
     for item in args.set:
@@ -172,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                   console=console, transient=True) as bar:
         job = bar.add_task("organize + embed", total=len(tasks))
         for name, sessions, _ in tasks:
-            build(work / name, sessions)
+            build(work / name, sessions, args.per_turn)
             bar.advance(job)
     t_build = time.perf_counter() - t_build
     for name, sessions, qs in tasks:
@@ -185,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
                 ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None, sessions=args.fill)
                 ev = set(q["ev"])
                 for b in budgets:
-                    chosen, used, ev_tokens = fill(ranked, b, ev, args.cut, args.fill)
+                    chosen, used, ev_tokens = fill(ranked, b, ev, args.cut, args.fill, work / name)
                     got = len(ev & set(chosen)) / len(ev)
                     for key in (("horma", b, "all"), ("horma", b, q["cat"])):
                         recall[key].append(got)
@@ -223,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                          "evidence_share": round(statistics.fmean(share[m, b]), 4)})
     equal = equal_recall(rows)
     report = {"data": args.data, "kind": args.kind, "semantic": args.semantic, "set": args.set, "layers": layers,
-              "workspaces": len(tasks), "organize_s": round(t_build, 1), "results": rows, "equal_recall": equal}
+              "per_turn": args.per_turn, "workspaces": len(tasks), "organize_s": round(t_build, 1), "results": rows,
+              "equal_recall": equal}
     if args.json:
         print(json.dumps(report))
         return 0

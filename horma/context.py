@@ -3,20 +3,21 @@
 Every item keeps the unit ids it covers (provenance), so evidence recall and
 the Jaccard reward are computed from what was selected, never guessed.
 
-Raw lines are rendered compactly: one ``[date]`` header per archive segment,
-then ``ID actor: text`` per unit. The turn text stays verbatim; only the
-repeated per-line time is folded into the header, which roughly halves the
-overhead a budget pays per turn.
+Raw lines are rendered compactly: one ``[date]`` header per day of a session
+(``horma.core.talks.block``: a conversation recorded a message at a time is
+a segment a turn, and is still one block), then ``ID actor: text`` per unit,
+in archive order. The turn text stays verbatim; only the repeated per-line
+time is folded into the header, which roughly halves the overhead a budget
+pays per turn.
 
 Costs are linear. A token (``\\w+`` run or one punctuation character, see
 :mod:`horma.tokens`) never contains whitespace, and the rendered text only
 joins its pieces with whitespace: ``header + "\\n" + lines joined by "\\n"``
-per segment, segments joined by ``"\\n\\n"``. So ``count_tokens(text)`` is
+per block, blocks joined by ``"\\n\\n"``. So ``count_tokens(text)`` is
 exactly the sum of the tokens of every header and every line, and the total
 is kept as a running sum: ``tokens`` and ``room`` cost nothing, a selection
-counts only its own lines (plus its segment's header the first time the
-segment appears), and ``text`` is rendered on demand and cached until the
-next selection changes it.
+counts only its own lines (plus a block's header the first time it appears), and
+``text`` is rendered on demand and cached until the next selection changes it.
 
 Two types, one concept each: :class:`Context` is the builder (mutable, bound
 to a workspace, keeping the budget's running sum), and :class:`Recall` is
@@ -34,6 +35,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, computed_field, field_serializer
 
+from horma.core.talks import archive_order, session_name
 from horma.core.text import count_tokens
 from horma.filecheck import file_problem
 from horma.llm.accounting import Cost
@@ -188,7 +190,8 @@ class Context:
     items: list[ContextItem] = field(default_factory=list)
     asked: str | None = None  # YYYY-MM-DD the question is asked on: relative times in it count from there
     _lines: dict[str, dict[int, str]] = field(default_factory=dict)  # path -> lineno -> rendered
-    _headers: dict[str, str] = field(default_factory=dict)
+    _blocks: dict[str, dict[int, tuple[str, str]]] = field(default_factory=dict)  # path -> lineno -> its block
+    _order: dict[str, tuple] = field(default_factory=dict)  # path -> where its segment comes in the archive
     _raw_files: dict[str, list[str]] = field(default_factory=dict)  # raw files never change once archived
     # count_tokens(text), kept as a running sum; the rendered text, None until asked after a change
     _tokens: int = field(default=0, init=False, repr=False, compare=False)
@@ -218,11 +221,12 @@ class Context:
         return list(dict.fromkeys(r for item in self.items for r in item.refs))
 
     def _render(self) -> str:
-        blocks = []
+        blocks: dict[tuple[str, str], list[tuple[tuple, int, str]]] = {}  # (header, name) -> lines, first seen first
         for path, rows in self._lines.items():
-            body = "\n".join(rows[n] for n in sorted(rows))
-            blocks.append(f"{self._headers[path]}\n{body}")
-        return "\n\n".join(blocks)
+            for n in sorted(rows):
+                blocks.setdefault(self._blocks[path][n], []).append((self._order[path], n, rows[n]))
+        return "\n\n".join(header + "\n" + "\n".join(line for *_, line in sorted(rows))
+                             for (header, _), rows in blocks.items())
 
     def select(self, path: str, start: int | None = None, end: int | None = None, *,
                score: float | None = None, why: str | None = None) -> Selection:
@@ -255,33 +259,31 @@ class Context:
             return Selection("refused", rel, start, end, left=room, budget=self.budget,
                              reason=f"{rel}: bad line range {start}-{end} (file has {len(all_lines)} lines)")
         have = self._lines.get(rel, {})
-        header = self._headers.get(rel)  # set exactly when the segment already has lines
         new: dict[int, str] = {}
+        blocks: dict[int, tuple[str, str]] = {}  # a raw line: its day's header in its session's block
+        exists = (lambda p: (self.workspace.root / p).is_file())  # an earlier segment of one name and minute
+        name = session_name(rel, exists) if is_raw else rel
+        self._order.setdefault(rel, archive_order(rel, exists))
         for n in range(first, last + 1):
             if n in have:
                 continue
             line = all_lines[n - 1]
             unit = parse_raw_line(line) if is_raw else None
             new[n] = f"{unit.id} {unit.actor}: {unit.text}" if unit else line
-            if unit and header is None:
-                header = f"[{human_time(unit.time)}]"
+            blocks[n] = (f"[{human_time(unit.time)}]", name) if unit else (f"# {rel}", rel)
         if not new:
             return Selection("duplicate", rel, first, last, left=room, budget=self.budget)
         text = "\n".join(new[n] for n in sorted(new))
-        # the new lines, joined by "\n" (0 tokens) as they will be inside their block;
-        # a new segment also pays its header (the "\n"/"\n\n" around it: 0 tokens)
-        cost = count_tokens(text)
-        if rel not in self._lines:
-            if header is None:
-                header = f"# {rel}"
-            cost += count_tokens(header)
+        # the new lines, joined by "\n" (0 tokens) as they will be inside their blocks;
+        # a block not yet shown pays its header once (the "\n"/"\n\n" around it: 0 tokens)
+        shown = {b for rows in self._blocks.values() for b in rows.values()}
+        cost = count_tokens(text) + sum(count_tokens(b[0]) for b in set(blocks.values()) - shown)
         before = self._tokens
         after = before + cost
         if after > self.budget:
             return Selection("over_budget", rel, first, last, tokens=cost, left=room, budget=self.budget)
         self._lines.setdefault(rel, {}).update(new)
-        assert header is not None  # a new segment got its header above; a known one has one
-        self._headers.setdefault(rel, header)
+        self._blocks.setdefault(rel, {}).update(blocks)
         self._tokens = after
         self._text = None
         lo, hi = min(new), max(new)

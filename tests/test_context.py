@@ -51,6 +51,28 @@ def test_reselecting_adds_only_new_lines_and_keeps_file_order(tmp_path):
     assert ctx.refs == ["D1:3", "D1:1", "D1:2"]
 
 
+def test_a_conversation_recorded_a_message_at_a_time_shows_one_header_a_day(tmp_path):
+    """``horma add`` and an MCP client record each message as a segment of its own: a header a segment was a
+    header a turn. Another session the same day keeps a block of its own."""
+    ws = Workspace.init(tmp_path / "ws")
+    turns = [Unit("m:1", "2024-04-02 20:00", "user", "Steel or aluminium for the commuter bike?"),
+             Unit("m:2", "2024-04-02 20:00", "assistant", "Steel rides softer over potholes."),
+             Unit("m:3", "2024-04-02 23:59", "user", "Steel it is."),
+             Unit("m:4", "2024-04-03 00:01", "user", "Ordered the steel one.")]
+    other = Unit("o:1", "2024-04-02 21:00", "user", "A cake for Ana's birthday?")
+    with ws.writer():
+        segs = [ws.archive([u], "chat", u.time) for u in turns]  # chat, chat-2 (one minute), chat, chat
+        segs.insert(2, ws.archive([other], "cake", other.time))
+    assert "__chat-2/" in segs[1]
+    ctx = Context("bike", 200, ws)
+    for seg in reversed(segs):  # selected best first: the latest turn came first
+        assert ctx.select(seg).status == "selected"
+    assert ctx.text == ("[3 April 2024]\nm:4 user: Ordered the steel one.\n\n[2 April 2024]\n"
+                        "m:1 user: Steel or aluminium for the commuter bike?\nm:2 assistant: Steel rides softer over "
+                        "potholes.\nm:3 user: Steel it is.\n\n[2 April 2024]\no:1 user: A cake for Ana's birthday?")
+    assert ctx.tokens == count_tokens(ctx.text) == sum(i.tokens for i in ctx.items)
+
+
 def test_note_selection_carries_cited_units(tmp_path):
     ws, _ = _ws(tmp_path)
     ctx = Context("q", 500, ws)
@@ -117,16 +139,22 @@ def _check(ctx):
     text = ctx.text
     assert ctx.tokens == count_tokens(text) == sum(i.tokens for i in ctx.items)
     assert ctx.room == ctx.budget - ctx.tokens >= 0
-    # segments in first-selection order, each its header then its lines sorted; blocks apart by a blank line
+    # a block a day of a session (another file: its own, headed by its name), blocks in the order their first
+    # lines come (files in first-selection order, each in line order), each block's lines in archive order
+    # (path, line); blocks apart by a blank line
     order = list(dict.fromkeys(i.path for i in ctx.items))
-    assert list(ctx._lines) == order and set(ctx._headers) == set(order)
+    assert list(ctx._lines) == order and set(ctx._blocks) == set(order)
     for item in ctx.items:
         lines = item.text.split("\n")
         assert len(lines) <= item.end - item.start + 1
         for line in lines:
             assert line in ctx._lines[item.path].values()
-    assert text == "\n\n".join(
-        ctx._headers[p] + "\n" + "\n".join(ctx._lines[p][n] for n in sorted(ctx._lines[p])) for p in order)
+    blocks: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for p in order:
+        for n in sorted(ctx._lines[p]):
+            blocks.setdefault(ctx._blocks[p][n], []).append((p, n))
+    assert text == "\n\n".join(header + "\n" + "\n".join(ctx._lines[p][n] for p, n in sorted(rows))
+                               for (header, _), rows in blocks.items())
     assert sum(len(r) for r in ctx._lines.values()) == sum(len(i.text.split("\n")) for i in ctx.items)
 
 

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from horma.context import Context
+from horma.core import talks
 from horma.core import text as ht
 from horma.core.text import count_tokens
 from horma.sandbox.views import index_dir
 from horma.vectors import format_near, nearest
 from horma.workspace import NOTES_DIR, RAW_DIR, WorkspaceError, parse_raw_line
 
-HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once per segment
+HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once a day of a session
 PAGE_CHARS = 12_000  # hsearch output per call, under the sandbox's output cap (about 200 --refs rows)
 MIN_ROOM = 8  # below this many tokens no turn fits: stop searching
 MAX_PAGES = 50
@@ -57,27 +59,38 @@ def _pick(hits: Iterable[tuple[str, int, str]], context: Context,
     Each chosen line maps to its rank: its place among every row ``seen`` so far (1 = the best).
     """
     room = context.room
-    segments = {item.path for item in context.items}
+    root = context.workspace.root
+    shown = {_block(item.path, "", root) for item in context.items if item.path}
     chosen: dict[str, dict[int, int]] = {}
     for path, num, line in hits:
         if (path, num) in seen:
             continue
         seen.add((path, num))
         if line.isdigit():
-            cost = int(line)
+            cost, block = int(line), _block(path, "", root)
         else:
             unit = parse_raw_line(line)
             if unit is None:
                 continue
-            cost = count_tokens(f"{unit.id} {unit.actor}: {unit.text}")
-        cost += 0 if path in segments else HEADER_COST
+            cost, block = count_tokens(f"{unit.id} {unit.actor}: {unit.text}"), _block(path, unit.time, root)
+        cost += 0 if block in shown else HEADER_COST
         if cost <= room:
             room -= cost
-            segments.add(path)
+            shown.add(block)
             chosen.setdefault(path, {})[num] = len(seen)
         if room < MIN_ROOM:
             break
     return chosen
+
+
+def _block(path: str, time: str, root: Path) -> tuple[str, str]:
+    """The context block a line goes in (a day of a session: :func:`horma.core.talks.block`), by its own time,
+    or where it is not at hand (a row of ``hsearch --refs``, a selected item) its segment's
+    (``raw/<time>__<name>``); a note is a block of its own."""
+    if not path.startswith(f"{RAW_DIR}/"):
+        return "", path
+    when = time or path.split("/")[1].partition("__")[0]
+    return talks.block(path, when, lambda p: (root / p).is_file())
 
 
 def _ranges(lines: Iterable[int]) -> list[tuple[int, int]]:

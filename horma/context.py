@@ -48,8 +48,8 @@ class ItemSource(BaseModel):
     ``path``/``start``/``end`` name the workspace file and lines (None where
     the context was not cut from a workspace file: a flat baseline's turn);
     ``tokens`` is what it cost the budget (for a context's first lines of a
-    segment, their ``[date]`` header too, so a context's items sum to its
-    tokens); ``score`` and ``why`` are the ranking's score and a short reason,
+    day of a session, their ``[date]`` header too, so a context's items sum to
+    its tokens); ``score`` and ``why`` are the ranking's score and a short reason,
     where the method that picked it knows them cheaply (None otherwise).
     A wire that states the context's text once (the MCP ``recall`` tool)
     lists its items as this.

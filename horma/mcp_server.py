@@ -124,7 +124,10 @@ def build_server(spaces: Workspaces, *, host: str = "127.0.0.1", port: int = 800
     async def record(
         units: Annotated[list[UnitIn], Field(min_length=1, description="The units, in order.")],
         session: Annotated[str | None, Field(description="A short name for this batch (a session, an episode); "
-                                                         "it names the raw folder.")] = None,
+                                                         "it names the raw folder. Recording a conversation a "
+                                                         "message at a time, give every call the same name: "
+                                                         "records of one name within 30 minutes of each "
+                                                         "other are searched as one session.")] = None,
         workspace: WorkspaceArg = None,
         newlines: Annotated[Newlines, Field(description="A line break in a text: 'refuse' (the call fails, "
                                                         "naming the unit) or 'fold' (lines joined with a "

@@ -36,7 +36,7 @@ from threadpoolctl import ThreadpoolController
 
 from horma.core import text as ht
 from horma.core.talks import talk_column
-from horma.core.vectors import LINKS_KEY
+from horma.core.vectors import LINKS_KEY, RULE, RULE_KEY
 from horma.vectors import loaded
 
 # Measured on the dev sets (docs/benchmarks.md, session 14): 0.6 moved only updates on every set;
@@ -53,8 +53,6 @@ NEIGHBOURS = 16
 # each message as it comes makes a segment of each, and linking those linked a conversation's later turns
 # to its earlier ones (recorded a message at a time, the assistant chats lost 0.01 at 150 tokens, current
 # values 0.74 -> 0.68; LongMemEval's haystacks got five times the links: docs/benchmarks.md, session 15).
-RULE = "2"  # the links' rule (2: by talk); links stored under another are made anew by the next write
-RULE_KEY = "update_rule"
 # The products run on one BLAS thread: OpenBLAS's idle threads spin on the cores for a while after each
 # product, and the embedding model, which runs next, lost a fifth of its speed to them (bench/embed_speed.py,
 # ingest 179 -> 144 units/s, back to 176 on one thread).

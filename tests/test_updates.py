@@ -11,9 +11,8 @@ from conftest import archive
 from horma.core import index_schema
 from horma.core.text import words
 from horma.core.updates import MOVED_TO, asks_now
-from horma.core.vectors import LINKS_KEY
+from horma.core.vectors import LINKS_KEY, RULE_KEY
 from horma.index import index_folder, open_index, rebuild
-from horma.update_links import RULE_KEY
 from horma.workspace import Unit, Workspace
 
 # Spring: Portuguese by app, in turns that use the question's words. Autumn: the way changed, said in other
@@ -113,6 +112,29 @@ def test_links_of_an_earlier_rule_are_made_anew(tmp_path: Path) -> None:
     rebuild(ws, full=False)
     links = _links(ws)
     assert ("p:1", "a:1") in links and ("p:1", "p:3") not in links
+
+
+@pytest.mark.parametrize("per_turn", [False, True])
+def test_an_index_of_version_10_keeps_its_links_unless_a_talk_spans_segments(tmp_path: Path, per_turn: bool) -> None:
+    """Version 10 linked across segments; 11 across talks. Where every talk is one segment the two rules make
+    the same links, which the upgrade keeps (a relink of 10^5 units takes minutes); an archive recorded a
+    message at a time is linked anew."""
+    ws = Workspace.init(tmp_path / "ws")
+    for units, slug in ((SPRING, "spring"), (TALK, "talk"), (AUTUMN, "autumn")):
+        for batch in ([[u] for u in units] if per_turn else [units]):
+            archive(ws, batch, slug)
+            rebuild(ws, full=False)
+    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+    conn.execute("ALTER TABLE segments DROP COLUMN talk")
+    conn.execute("DELETE FROM meta WHERE key=?", (RULE_KEY,))
+    conn.execute("UPDATE meta SET value='10' WHERE key='version'")
+    conn.execute("INSERT OR REPLACE INTO updates(unit, later) SELECT a.id, b.id FROM units a, units b "
+                 "WHERE a.uid = 't:1' AND b.uid = 't:3'")  # as version 10 linked a talk recorded a turn a record
+    conn.commit()
+    conn.close()
+    rebuild(ws, full=False)
+    assert (("t:1", "t:3") in _links(ws)) is not per_turn  # kept as it was, or made anew
+    assert ("p:1", "a:1") in _links(ws)
 
 
 def test_a_question_about_the_present_gets_the_newest_value_first(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ import sqlite3
 
 from horma.core import talks
 from horma.core.layout import INDEX_ENV
+from horma.core.vectors import RULE, RULE_KEY
 
 DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
@@ -197,6 +198,10 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
         if segments and "talk" not in segments:  # 11: every segment's talk, from the rows as they are
             conn.execute("ALTER TABLE segments ADD COLUMN talk INTEGER")
             talks.assign_all(conn)
+            if not conn.execute("SELECT 1 FROM segments WHERE talk != id LIMIT 1").fetchone():
+                # a talk a segment: the links of version 10 are the ones its rule makes, kept (a relink of
+                # 10^5 units takes minutes); an archive recorded a message at a time is linked anew
+                conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (RULE_KEY, RULE))
         if _table_sql(conn, "persons").startswith("table"):
             conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
             conn.execute("DROP TABLE persons")

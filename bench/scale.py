@@ -22,7 +22,9 @@ verbatim copies of it with later dates, the hardest kind of distractor.
 Each archive is ingested through the public API only, ``Memory.record`` once
 per session (the heuristic manager archives the raw lines, writes notes and
 updates the search index), then the first conversation's questions of
-categories 2, 4 and 5 are recalled with ``Memory.recall`` at each budget. Per
+categories 2, 4 and 5 are recalled with ``Memory.recall`` at each budget
+(``--reuse``: on the workspaces an earlier run kept, with no ingest: a ranking
+change measured without building 10^5 turns again). Per
 size it reports:
 
 - ingest rate: units/s and archived text tokens/s (the project's token count),
@@ -181,7 +183,14 @@ def measure(plan: dict, size: int, ws_path: Path) -> dict:
             task = progress.add_task(f"{size:>9,} turns: ingest", total=turns)
             ingest_s = tail_s = 0.0
             done = 0
+            kept = plan["reuse"] and (ws_path / "raw").is_dir()
             for seg in replicate(convs, size, plan["tokens"]):  # streamed: 10^6 units never sit in memory
+                if kept:  # --reuse: archived by an earlier run; counted, not recorded again
+                    done += len(seg.units)
+                    text_tokens += seg.tokens
+                    sessions += 1
+                    progress.advance(task, len(seg.units))
+                    continue
                 t0 = time.perf_counter()
                 mem.record(seg.units, slug=seg.slug, time=seg.time)
                 secs = time.perf_counter() - t0
@@ -232,7 +241,7 @@ def measure(plan: dict, size: int, ws_path: Path) -> dict:
     return {
         "size": size, "turns": turns, "sessions": sessions, "instances": seg.instance + 1,
         "last_date": seg.time,
-        "ingest": {"seconds": round(ingest_s, 3), "text_tokens": text_tokens,
+        "ingest": {"reused": kept, "seconds": round(ingest_s, 3), "text_tokens": text_tokens,
                    "units_per_s": round(turns / ingest_s, 1) if ingest_s else None,
                    "tokens_per_s": round(text_tokens / ingest_s, 1) if ingest_s else None,
                    "tail_units_per_s": round(tail_turns / tail_s, 1) if tail_s else None},
@@ -304,11 +313,16 @@ def make_plan(args: argparse.Namespace) -> dict:
         raise BenchError(f"--questions {args.questions}: must be 0 (all) or more")
     sizes = parse_counts(args.sizes, "--sizes")
     budgets = parse_counts(args.budgets, "--budgets")
+    if args.reuse and not args.workdir:
+        raise BenchError("--reuse needs --workdir: the folder an earlier run kept its workspaces in")
     if args.workdir:
         for size in sizes:
             ws = Path(args.workdir) / f"scale-{size}"
-            if ws.exists() and any(ws.iterdir()):
-                raise BenchError(f"{ws} already exists and is not empty; remove it or choose another --workdir")
+            if args.reuse and not (ws / "raw").is_dir():
+                raise BenchError(f"--reuse: {ws} holds no archive; run once without --reuse to build it")
+            if not args.reuse and ws.exists() and any(ws.iterdir()):
+                raise BenchError(f"{ws} already exists and is not empty; remove it, choose another --workdir, "
+                                 "or --reuse it to measure recall only")
     convs = load_locomo(args.data)
     first = convs[0]
     need = len(first.units())
@@ -325,7 +339,7 @@ def make_plan(args: argparse.Namespace) -> dict:
         pass
     tokens = {(c.sample_id, u.id): count_tokens(u.text) for c in convs for u in c.units()}
     return {"convs": convs, "questions": qs, "budgets": budgets, "sizes": sizes, "backend": args.backend,
-            "tokens": tokens}
+            "tokens": tokens, "reuse": args.reuse}
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -420,6 +434,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", default="local", help=f"sandbox: {', '.join(BACKENDS)} (default local)")
     p.add_argument("--workdir", default="",
                    help="keep the workspaces here as scale-<size>/ (default: a temporary folder, removed)")
+    p.add_argument("--reuse", action="store_true",
+                   help="recall on the workspaces an earlier run kept in --workdir, without ingesting again "
+                        "(ingest figures: none)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)
     try:

@@ -35,6 +35,7 @@ class Table:
     codec: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     m: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # unit-length rows
+    counter: bytes = b""  # the file's change counter when the rows were read (:func:`_change_counter`)
 
 
 _tables: dict[str, Table] = {}
@@ -49,8 +50,16 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
     when the model or the codec changed: rows of two codes are never mixed in one matrix).
 
     One read transaction: the codec, the model and the rows come from one state of the file, not from
-    either side of a writer's re-coding. A codec this horma does not know gives no rows.
+    either side of a writer's re-coding. A codec this horma does not know gives no rows. A file no
+    transaction changed since the rows were read is not read at all: counting the rows was the one part
+    of a query that grew with the archive (17 ms of 100 at 10^5 units; docs/benchmarks.md, session 15).
     """
+    counter = _change_counter(folder)
+    with _lock:
+        t = _tables.get(folder)
+        if t is not None and counter and t.counter == counter:
+            _tables[folder] = _tables.pop(folder)  # the most recently used goes last
+            return t
     conn.execute("BEGIN")
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embed_model', ?)", (CODEC_KEY,)))
@@ -58,6 +67,7 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
         if codec not in CODECS:
             return Table(model=model, codec=codec)
         count, top = conn.execute("SELECT count(*), coalesce(max(unit), 0) FROM vectors").fetchone()
+        counter = _change_counter(folder)  # under the read transaction's lock: the state these rows come from
         with _lock:
             t = _tables.pop(folder, None) or Table()
             known_top = int(t.ids[-1]) if len(t.ids) else 0
@@ -73,6 +83,7 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
                     m = decode([r[1] for r in rows], [r[2] for r in rows], codec)
                     t.ids = np.concatenate([t.ids, ids])
                     t.m = m if not len(t.m) else np.concatenate([t.m, m])
+            t.counter = counter
             _tables[folder] = t
             while len(_tables) > 1 and sum(len(x.ids) for x in _tables.values()) > _MAX_ROWS:
                 _tables.pop(next(iter(_tables)))
@@ -80,6 +91,17 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")
+
+
+def _change_counter(folder: str) -> bytes:
+    """SQLite's file change counter (header bytes 24-27), which every committed write transaction bumps in
+    the rollback-journal mode the index uses; empty when the file cannot be read."""
+    try:
+        with open(os.path.join(folder, hi.DB_NAME), "rb") as fh:
+            fh.seek(24)
+            return fh.read(4)
+    except OSError:
+        return b""
 
 
 def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> dict[int, float]:

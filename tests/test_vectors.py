@@ -16,6 +16,7 @@ import textwrap
 import time
 import zlib
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ from horma.embed import DEFAULT_MODEL_ID, Embedder, default_embedder
 from horma.index import index_folder, open_index, rebuild
 from horma.resources import CORE
 from horma.vector_codec import decode, encode
-from horma.vectors import _tables, nearest
+from horma.vectors import _tables, loaded, nearest
 from horma.workspace import Unit, Workspace
 
 BACKENDS = [pytest.param("local")] + [pytest.param(b, marks=getattr(pytest.mark, b)) for b in ("docker", "bwrap")]
@@ -235,6 +236,26 @@ def test_every_unit_gets_one_vector_incrementally_and_a_rebuild_writes_the_same(
     assert {k: incremental[k] for k in first} == first and len(incremental) == 6
     assert rebuild(ws, full=True)["embedded"] == 6
     assert vectors(ws) == incremental
+
+
+def test_a_query_reads_the_vectors_again_only_after_a_write(ws: Workspace):
+    """A file no transaction changed is not read (its rows were counted a query: the part that grew with the
+    archive); any commit, a sandbox's included, makes the next query read what changed."""
+    archive(ws, day_units("A", [PET, *DISTRACTORS[:2]], "2024-01-02"), "one")
+    rebuild(ws, full=False)
+    folder = str(index_folder(ws))
+    _tables.pop(folder, None)
+    with closing(HI.connect(folder, readonly=True)) as conn:
+        first = loaded(folder, conn)
+    closed = HI.connect(folder, readonly=True)
+    closed.close()
+    assert loaded(folder, closed) is first  # unchanged: the connection is never used
+    archive(ws, day_units("B", DISTRACTORS[2:4], "2024-01-03"), "two")
+    rebuild(ws, full=False)
+    with pytest.raises(sqlite3.ProgrammingError):
+        loaded(folder, closed)  # changed: read again
+    with closing(HI.connect(folder, readonly=True)) as conn:
+        assert len(loaded(folder, conn).ids) == 5
 
 
 def test_an_exception_mid_transaction_leaves_neither_units_nor_vectors(ws: Workspace):

@@ -32,6 +32,7 @@ _LATEST = frozenset(("latest", "current", "currently", "now", "recent", "recentl
 # I went to a fair to show off my studio"), in other words: turns with a time (dates.says_when) lean ahead.
 WHEN_BOOST = 1.5
 MATCH_LIMIT = 2000  # best BM25 matches a query considers: its cost stays flat as the archive grows
+LEND_TOP = 500  # best matches whose neighbours are read to lend to: at 10^5 units, 97 -> 80 ms a recall
 DATE_CAP = 400  # a date naming more units than this (a whole busy month) only re-ranks matches
 COST_POWER = 0.5
 # Meaning: the host hands in the units nearest the query in embedding space (``--near``) with their
@@ -109,16 +110,14 @@ class Searcher:
                  note_weights: dict[str, float] | None = None):
         self.conn = conn
         self.layers = layers
-        self.weights = {k: LEND_WEIGHT for k in LAYERS if k != "dates"}
-        self.weights.update(note_weights or {})
+        self.weights = {**{k: LEND_WEIGHT for k in LAYERS if k != "dates"}, **(note_weights or {})}
         self._actor_words: dict[str, str] | None = None
         self._assistants: set[str] | None = None
         self._talk_sql: str | None = None
 
     @property
     def _talk(self) -> str:  # the SQL of a unit's talk, at the first query: a damaged file fails where callers look
-        if self._talk_sql is None:
-            self._talk_sql = talk_column(self.conn)
+        self._talk_sql = self._talk_sql or talk_column(self.conn)
         return self._talk_sql
 
     def actor_words(self) -> dict[str, str]:
@@ -180,7 +179,8 @@ class Searcher:
         if len(dated) > DATE_CAP:
             dated &= set(base)
         wanted = set(base) | set(routed) | dated
-        wanted |= {i + 1 for i in base} | {i - 1 for i in base}
+        lenders = sorted(base, key=base.__getitem__)[-LEND_TOP:] if len(base) > LEND_TOP else base
+        wanted |= {i + 1 for i in lenders} | {i - 1 for i in lenders}
         if not wanted:
             return []
         hits: dict[int, Hit] = {}

@@ -32,13 +32,21 @@ import os
 import shutil
 import stat
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dulwich.objects import Commit, ShaFile, Tree
-from dulwich.pack import UnpackedObject, create_delta, full_unpacked_object, write_pack_index, write_pack_objects
+from dulwich.objects import Commit, ObjectID, ShaFile, Tree
+from dulwich.pack import (
+    UnpackedObject,
+    create_delta,
+    full_unpacked_object,
+    write_pack_data,
+    write_pack_index,
+    write_pack_objects,
+)
 from dulwich.repo import Repo
 
 try:  # dulwich 1.x names the hash function of every pack it writes; 0.2x knows only SHA-1
@@ -101,10 +109,11 @@ def write_pack(history: Path, objects: list[ShaFile]) -> None:
 def compact(history: Path, writer: Callable[[], AbstractContextManager[object]], everything: bool = False) -> int:
     """Merge packs into one delta-compressed pack; how many it replaced (0 when there was nothing to merge).
 
-    Which packs: see :func:`merge_count` (``everything``: all of them). Deltas
-    are computed from the packs as they were when it started, without the
-    writer lock; ``writer()`` is held only to write the result and delete the
-    packs it replaces (a commit in between adds a pack, which stays).
+    Which packs: see :func:`merge_count` (``everything``: all of them). The
+    merged pack is written from the packs as they were when it started,
+    without the writer lock, one object at a time (:class:`Merge`);
+    ``writer()`` is held only to move it into place and delete the packs it
+    replaces (a commit in between adds a pack, which stays).
     """
     if not (history / "HEAD").is_file():
         return 0
@@ -115,14 +124,66 @@ def compact(history: Path, writer: Callable[[], AbstractContextManager[object]],
         chosen = packs if everything else packs[:merge_count([len(p) for p in packs])]
         if len(chosen) < 2:
             return 0
-        objects: dict[bytes, ShaFile] = {obj.id: obj for pack in chosen for obj in pack.iterobjects()}
-        records = delta_records(objects)  # the slow part, done here, outside the lock
-        with writer():
-            new = store.add_pack_data(len(records), iter(records))
-            _swap(store, chosen, new)
+        merge = Merge.of_packs(chosen)
+        folder = history / "objects" / "pack"
+        tmp = folder / f"{_TMP}{uuid.uuid4().hex}"
+        try:
+            with open(f"{tmp}.pack", "wb") as fh:  # the slow part, done here, outside the lock
+                entries, checksum = write_pack_data(fh, delta_records(merge), num_records=len(merge.ids), **_FORMAT)
+            with open(f"{tmp}.idx", "wb") as fh:
+                write_pack_index(fh, sorted((sha, off, crc) for sha, (off, crc) in entries.items()), checksum)
+            name = f"pack-{checksum.hex()}"
+            with writer():
+                for ext in (".pack", ".idx"):
+                    os.chmod(f"{tmp}{ext}", 0o444)
+                    os.replace(f"{tmp}{ext}", folder / f"{name}{ext}")
+                _swap(store, chosen, name)
+        finally:
+            for ext in (".pack", ".idx"):
+                Path(f"{tmp}{ext}").unlink(missing_ok=True)
         return len(chosen)
     finally:
         repo.close()
+
+
+@dataclass
+class Merge:
+    """The objects a merge takes, read when they are written: their ids, their commits (small: kept), and each
+    object's type and bytes on demand. Not every object whole at once: ``notes/sessions/`` holds a note per
+    segment, so each of its versions lists every session note before it, and at 10^5 turns the versions of
+    that one folder, whole, were gigabytes (a merge peaked at 5.8 GB; docs/benchmarks.md, session 15)."""
+
+    ids: set[bytes]
+    commits: dict[bytes, Commit]
+    raw: Callable[[bytes], tuple[int, bytes]]
+
+    @classmethod
+    def of_packs(cls, packs: list) -> Merge:
+        ids: set[bytes] = set()
+        commits: dict[bytes, Commit] = {}
+        for pack in packs:
+            for obj in pack.iterobjects():  # one pass, each object dropped after it: ids and commits only
+                ids.add(obj.id)
+                if isinstance(obj, Commit):
+                    commits[obj.id] = obj
+
+        def raw(oid: bytes) -> tuple[int, bytes]:
+            for pack in packs:
+                if oid in pack:
+                    type_num, data = pack.get_raw(oid)
+                    return type_num, data
+            raise KeyError(oid)
+
+        return cls(ids, commits, raw)
+
+    @classmethod
+    def of_objects(cls, objects: dict[bytes, ShaFile]) -> Merge:
+        return cls(set(objects), {k: v for k, v in objects.items() if isinstance(v, Commit)},
+                   lambda oid: (objects[oid].type_num, objects[oid].as_raw_string()))
+
+    def get(self, oid: bytes) -> ShaFile:
+        type_num, data = self.raw(oid)
+        return ShaFile.from_raw_string(type_num, data, sha=ObjectID(oid))
 
 
 def merge_count(sizes: list[int]) -> int:
@@ -137,61 +198,71 @@ def merge_count(sizes: list[int]) -> int:
     return count
 
 
-def delta_records(objects: dict[bytes, ShaFile]) -> list[UnpackedObject]:
+def delta_records(merge: Merge) -> Iterator[UnpackedObject]:
     """Every object as a pack record: each version of a path a delta from the next version, the newest a delta
-    from the newest of the path before it in the same folder (or whole).
+    from the newest of the path before it in the same folder (or whole), at most :data:`MAX_DEPTH` deep.
 
-    The paths come from the commits among ``objects``, followed from the
+    The paths come from the commits among the objects, followed from the
     newest back (the history is linear; a merge of the small packs need not
-    hold the newest commit of all). Records are ordered so that a base precedes its
-    deltas (offset deltas, which every git reads). An object no commit
-    among them names (a commit's parent tree kept in an older pack) stays whole.
+    hold the newest commit of all). Records come path by path, each path's
+    versions newest first, so a base precedes its deltas (offset deltas,
+    which every git reads) and only a version and its base are held at a
+    time. An object no commit among them names (a commit, a parent tree kept
+    in an older pack) is written whole.
     """
-    versions = _versions(objects)
-    base: dict[bytes, bytes | None] = {}
+    versions = _versions(merge)
+    on_paths = {sha for shas in versions.values() for sha in shas}
+    for oid in sorted(merge.ids - on_paths):
+        yield full_unpacked_object(merge.get(oid))
     depth: dict[bytes, int] = {}
+    held: dict[bytes, bytes] = {}  # the bytes of the few bases still to be used: each path's last, each folder's
     sibling: dict[tuple[bytes, int], bytes] = {}  # (folder, type) -> the newest version of the last path in it
     for path in sorted(versions):
         shas = versions[path]
-        key = (path.rpartition(b"/")[0], objects[shas[-1]].type_num)
+        type_num, newest = merge.raw(shas[-1])
+        key = (path.rpartition(b"/")[0], type_num)
         newer: bytes | None = sibling.get(key)  # a new note is much like its neighbour (two session notes)
         sibling[key] = shas[-1]
+        data: bytes | None = newest
         for sha in reversed(shas):  # newest first
-            if sha not in base:
-                if newer is not None and depth[newer] < MAX_DEPTH:
-                    base[sha], depth[sha] = newer, depth[newer] + 1
-                else:
-                    base[sha], depth[sha] = None, 0
-            newer = sha
-    out = []
-    for oid in sorted(objects, key=lambda o: depth.get(o, 0)):
-        obj = objects[oid]
-        ref = base.get(oid)
-        if ref is not None:
-            raw = obj.as_raw_string()
-            delta = b"".join(create_delta(objects[ref].as_raw_string(), raw))
-            if len(delta) < len(raw):
-                out.append(UnpackedObject(obj.type_num, delta_base=bytes.fromhex(ref.decode()),
-                                          decomp_chunks=[delta], decomp_len=len(delta),
-                                          sha=obj.sha().digest()))
-                continue
-        out.append(full_unpacked_object(obj))
-    return out
+            if data is None:
+                type_num, data = merge.raw(sha)
+            if sha not in depth:
+                base = newer if newer is not None and depth[newer] < MAX_DEPTH else None
+                depth[sha] = depth[base] + 1 if base is not None else 0
+                yield _record(type_num, sha, data, base, held.get(base) if base is not None else None, merge)
+            held = {k: v for k, v in held.items() if k in sibling.values()}  # a folder's newest stays
+            held[sha] = data
+            newer, data = sha, None
+    return
 
 
-def _versions(objects: dict[bytes, ShaFile]) -> dict[bytes, list[bytes]]:
-    """Path (``b""`` for the root tree) -> the ids it held among ``objects``, oldest first."""
-    among = {oid: obj for oid, obj in objects.items() if isinstance(obj, Commit)}
+def _record(type_num: int, sha: bytes, data: bytes, base: bytes | None, base_data: bytes | None,
+            merge: Merge) -> UnpackedObject:
+    if base is not None:
+        if base_data is None:
+            base_data = merge.raw(base)[1]
+        delta = b"".join(create_delta(base_data, data))
+        if len(delta) < len(data):
+            return UnpackedObject(type_num, delta_base=bytes.fromhex(base.decode()), decomp_chunks=[delta],
+                                  decomp_len=len(delta), sha=bytes.fromhex(sha.decode()))
+    return full_unpacked_object(ShaFile.from_raw_string(type_num, data, sha=ObjectID(sha)))
+
+
+def _versions(merge: Merge) -> dict[bytes, list[bytes]]:
+    """Path (``b""`` for the root tree) -> the ids it held among the merge's objects, oldest first.
+
+    Walked from the newest commit back: an older version of a big tree is
+    stored as a delta of the newer one, which the pack reader still holds."""
+    among = merge.commits
     parents = {c.parents[0] for c in among.values() if c.parents}
-    commits: list[Commit] = []  # oldest first
+    commits: list[Commit] = []  # newest first
     for tip in [oid for oid in among if oid not in parents]:
-        chain: list[Commit] = []
         oid: bytes | None = tip
         while oid is not None and oid in among:
-            chain.append(among[oid])
+            commits.append(among[oid])
             oid = among[oid].parents[0] if among[oid].parents else None
-        commits.extend(reversed(chain))
-    versions: dict[bytes, list[bytes]] = {}
+    versions: dict[bytes, list[bytes]] = {}  # newest first until the end
     seen: set[tuple[bytes, bytes]] = set()
 
     def note(path: bytes, sha: bytes) -> None:
@@ -200,26 +271,27 @@ def _versions(objects: dict[bytes, ShaFile]) -> dict[bytes, list[bytes]]:
             held.append(sha)
 
     def walk(path: bytes, tree_id: bytes) -> None:
-        tree = objects.get(tree_id)
-        if (path, tree_id) in seen or not isinstance(tree, Tree):
+        if (path, tree_id) in seen or tree_id not in merge.ids:
             return  # walked already, or kept in an older pack (and so is all it holds)
+        tree = merge.get(tree_id)
+        if not isinstance(tree, Tree):
+            return
         seen.add((path, tree_id))
         note(path, tree_id)
         for entry in tree.iteritems():
             sub = path + b"/" + entry.path
             if stat.S_ISDIR(entry.mode):
                 walk(sub, entry.sha)
-            elif entry.sha in objects:
+            elif entry.sha in merge.ids:
                 note(sub, entry.sha)
 
     for commit in commits:
         walk(b"", commit.tree)
-    return versions
+    return {path: shas[::-1] for path, shas in versions.items()}
 
 
-def _swap(store, old: list, new) -> None:
-    """Drop the packs ``new`` replaces (never ``new`` itself, which may share a name with one of them)."""
-    keep = new.name() if new is not None else None
+def _swap(store, old: list, keep: str) -> None:
+    """Drop the packs the one named ``keep`` replaces (never that one, which may share a name with one of them)."""
     for pack in old:
         if pack.name() != keep:
             store._remove_pack(pack)  # dulwich's own repack uses it: closes the pack, deletes .pack and .idx

@@ -12,7 +12,7 @@ from test_memory import SESSION_1, SESSION_2
 
 import horma
 from horma.history import NotesHistory
-from horma.history_packs import MAX_PACKS, compact, delta_records, merge_count, open_fds, pack_objects
+from horma.history_packs import MAX_PACKS, Merge, compact, delta_records, merge_count, open_fds, pack_objects
 from horma.workspace import Unit
 
 
@@ -126,7 +126,7 @@ def test_a_merge_of_packs_without_the_newest_commit_still_stores_each_note_as_de
         head = repo.head()  # left out, as when the newest pack is bigger than those merged
         objects = {o.id: o for p in repo.object_store.packs for o in p.iterobjects() if o.id != head}
         history.close()
-    records = delta_records(objects)
+    records = list(delta_records(Merge.of_objects(objects)))
     deltas = [r for r in records if r.delta_base is not None]
     assert len(records) == len(objects)
     assert len(deltas) > len(records) / 3  # the versions of every page and tree, whole only at their newest

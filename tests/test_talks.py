@@ -80,6 +80,19 @@ def test_another_name_a_long_pause_or_a_number_in_the_name_is_another_talk(tmp_p
     assert len(set(talks)) == 5  # "notes" after another name; an hour later; session-2 is not session-1's
 
 
+def test_a_talk_ends_after_talk_units(tmp_path: Path, monkeypatch) -> None:
+    """An agent that records every few minutes all day under one name is not one conversation."""
+    from horma.core import talks
+
+    monkeypatch.setattr(talks, "TALK_UNITS", 4)
+    ws = Workspace.init(tmp_path / "ws")
+    for i in range(10):
+        archive(ws, [Unit(f"l:{i}", f"2024-05-01 10:{i:02d}", "agent", f"Step {i}: checked the oven.")], "log")
+        rebuild(ws, full=False)
+    talks_ = [t for _, t in _talks(ws)]
+    assert talks_ == [talks_[0]] * 4 + [talks_[4]] * 4 + [talks_[8]] * 2 and len(set(talks_)) == 3
+
+
 def test_an_index_from_before_talks_gets_them_when_opened_to_write(tmp_path: Path) -> None:
     whole, turns = _build(tmp_path / "whole", per_turn=False), _build(tmp_path / "turns", per_turn=True)
     talks = _talks(turns)

@@ -12,9 +12,10 @@ message at a time lost all three (the assistant chats, recorded so: 0.83 ->
 
 So each segment has a talk (``segments.talk``): the talk of the segment indexed
 just before it when both carry the same name (the ``<slug>`` of
-``raw/<time>__<slug>``, the session a client named) and it starts less than
-:data:`SAME_TALK` after that one's last unit; its own id otherwise. A session
-recorded whole is a talk of one segment, as before.
+``raw/<time>__<slug>``, the session a client named), it starts less than
+:data:`SAME_TALK` after that one's last unit, and the talk holds fewer than
+:data:`TALK_UNITS` units; its own id otherwise. A session recorded whole is a
+talk of one segment, as before.
 
 Stdlib only, like all of :mod:`horma.core`: ``hindex`` assigns talks in the sandbox.
 """
@@ -27,6 +28,9 @@ import sqlite3
 from collections.abc import Callable
 
 SAME_TALK = dt.timedelta(minutes=30)
+# A talk ends after this many units: an agent that records every few minutes all day, under one name, is not
+# one conversation, and a talk is what the ranking's "rest of the best sessions" reads whole.
+TALK_UNITS = 200
 _COPY = re.compile(r"-\d+$")  # raw/<time>__<slug>-2: a second segment of one name within a minute
 
 
@@ -82,8 +86,11 @@ def assign(conn: sqlite3.Connection, seg: int, path: str, first: str | None) -> 
                         (seg,)).fetchone()
     start = _when(first)
     if prev is not None and start is not None and _name(conn, prev[1]) == _name(conn, path):
-        last = _when(conn.execute("SELECT max(time) FROM units WHERE seg = ?", (prev[0],)).fetchone()[0])
-        if last is not None and abs(start - last) < SAME_TALK:  # either way: a rebuild reads raw/ in name order
+        last_time, last_id = conn.execute("SELECT max(time), max(id) FROM units WHERE seg = ?", (prev[0],)).fetchone()
+        first_id = conn.execute("SELECT min(id) FROM units WHERE seg = ?", (prev[2],)).fetchone()[0]
+        last = _when(last_time)
+        if (last is not None and abs(start - last) < SAME_TALK  # either way: a rebuild reads raw/ in name order
+                and (first_id is None or last_id - first_id + 1 < TALK_UNITS)):
             talk = prev[2]
     conn.execute("UPDATE segments SET talk = ? WHERE id = ?", (talk, seg))
 

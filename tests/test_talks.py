@@ -80,6 +80,25 @@ def test_another_name_a_long_pause_or_a_number_in_the_name_is_another_talk(tmp_p
     assert len(set(talks)) == 5  # "notes" after another name; an hour later; session-2 is not session-1's
 
 
+def test_a_rebuild_reads_the_segments_of_one_minute_in_the_order_they_were_archived(tmp_path: Path) -> None:
+    """``chat``, ``chat-2`` ... ``chat-12``: their names sort ``chat-10`` before ``chat-2``."""
+    ws = Workspace.init(tmp_path / "ws")
+    for i in range(12):
+        archive(ws, [Unit(f"q:{i}", "2024-05-01 10:00", "user", f"Message {i} of a quick exchange.")], "chat")
+        rebuild(ws, full=False)
+
+    def order() -> list[str]:
+        conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+        try:
+            return [u for (u,) in conn.execute("SELECT uid FROM units ORDER BY id")]
+        finally:
+            conn.close()
+
+    assert order() == [f"q:{i}" for i in range(12)]
+    rebuild(ws, full=True)
+    assert order() == [f"q:{i}" for i in range(12)]
+
+
 def test_a_talk_ends_after_talk_units(tmp_path: Path, monkeypatch) -> None:
     """An agent that records every few minutes all day under one name is not one conversation."""
     from horma.core import talks

@@ -283,7 +283,14 @@ class SearchIndex(VectorWriter):
             segments = 0
             known = dict(self.conn.execute("SELECT path, size FROM segments"))
             raw_dir = os.path.join(root, RAW_DIR)
-            for seg in sorted(os.listdir(raw_dir)) if os.path.isdir(raw_dir) else []:
+            names = os.listdir(raw_dir) if os.path.isdir(raw_dir) else []
+            have = {segment_file(n) for n in names}
+
+            def archived(name: str) -> tuple[str, int]:  # ``x``, ``x-2`` ... ``x-10`` of one minute, in that order
+                bare, copy = talks.archive_order(segment_file(name), have.__contains__)
+                return bare.split("/")[1], copy
+
+            for seg in sorted(names, key=archived):
                 rel = segment_file(seg)
                 src = os.path.join(root, rel)
                 if inside(root, src) and os.path.isfile(src) and known.get(rel) != os.path.getsize(src):

@@ -46,6 +46,7 @@ defaults below apply to options it does not set.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 import weakref
 from collections.abc import Mapping
@@ -60,6 +61,7 @@ from horma.agents.segment_notes import render_segment
 from horma.workspace import (
     NOTES_DIR,
     FileWriter,
+    Note,
     Unit,
     Workspace,
     WorkspaceError,
@@ -132,7 +134,7 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
     book.begin_segment()
     facts = extract(segment, located, book.known, opts)
     book.known.update(facts.names)
-    files = render_segment(book, facts, opts)
+    files = render_segment(book, facts, opts, _talk_note(book.ws, segment, located) if opts["session_notes"] else None)
     t1 = time.perf_counter()
     written = write_segment(book, segment, raw_text, files)
     t2 = time.perf_counter()
@@ -150,6 +152,35 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
     return {"segment": segment, "units": len(located), "notes_written": notes, "files_written": len(written),
             "bytes_written": sum(n for _, n in written), "entities": len(facts.names),
             "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3)}
+
+
+def _talk_note(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> Note | None:
+    """The session note of the talk this segment continues (:mod:`horma.core.talks`), where this manager wrote
+    one; None when the segment starts a talk, or the index cannot tell yet."""
+    from horma.core import index_schema, talks
+    from horma.index import index_folder
+
+    if not located:
+        return None
+    try:
+        conn = index_schema.connect(str(index_folder(ws)), readonly=True)
+    except index_schema.IndexError_:
+        return None  # no index yet: the first segment
+    try:
+        row = conn.execute("SELECT id FROM segments WHERE path = ?", (segment,)).fetchone()
+        talk = talks.joins(conn, segment, located[0][1].time, row[0] if row else None)
+        first = conn.execute("SELECT path FROM segments WHERE id = ?", (talk,)).fetchone() if talk else None
+    except sqlite3.OperationalError:  # an index from before talks: the next write brings it up to date
+        return None
+    finally:
+        conn.close()
+    if first is None or first[0] == segment:
+        return None
+    rel = f"{NOTES_DIR}/sessions/{first[0].rsplit('/', 2)[-2]}.md"
+    try:
+        return ws.read_note(rel) if (ws.root / rel).is_file() else None
+    except WorkspaceError:  # a session note someone broke: this segment gets its own
+        return None
 
 
 _BOOKS: weakref.WeakKeyDictionary[Workspace, NoteBook] = weakref.WeakKeyDictionary()

@@ -6,7 +6,8 @@ writes a file (:func:`horma.agents.heuristic_manager.write_segment` does).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from horma.agents.extraction import (
@@ -94,8 +95,56 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
     seg, turns = facts.segment, facts.turns
     units = facts.units
     when = units[0].time
+    rows = _rows(facts, opts, lambda n: f"line {n}")
+    body = (
+        f"# Session of {human_time(when)} ({when})\n\n"
+        f"raw: {seg} (lines {turns[0].lineno}-{turns[-1].lineno}, units {units[0].id} .. {units[-1].id})\n"
+        f"participants: {', '.join(facts.actors)}\n"
+        f"key phrases: {', '.join(facts.phrases)}\n"
+        + (f"names mentioned: {', '.join(facts.names)}\n" if facts.names else "")
+        + ("\n## Turns that need more than their raw line\n" + "\n".join(rows) if rows else "")
+    )
+    seg_dir = seg.rsplit("/", 2)[-2]
+    return Note(f"{NOTES_DIR}/sessions/{seg_dir}.md", f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
+                time=when, sources=[{"path": seg, "units": [u.id for u in units]}], links=links)
+
+
+def talk_session_note(note: Note, facts: SegmentFacts, opts: Mapping[str, Any]) -> Note:
+    """``note``, the session note of the talk this segment continues (:mod:`horma.core.talks`: a conversation
+    recorded a message at a time), with the segment added: its source, its speakers, and its turns that need
+    more than their raw line, cited ``raw/<seg>/units.log:N`` since the note now has several raw files (its
+    earlier ``(line N)`` are rewritten so). A note a segment had made the notes 4.5x the raw text of such a chat
+    (docs/benchmarks.md, session 15)."""
+    seg, units = facts.segment, facts.units
+    if any(src.get("path") == seg for src in note.sources):
+        return note  # organized again (a run killed before its index commit): the note has it already
+    body = note.body
+    if len(note.sources) == 1:
+        one = note.sources[0]["path"]
+        body = _LINE.sub(lambda m: format_citation(one, int(m.group(1))), body)
+    actors = list(dict.fromkeys([*_participants(body), *facts.actors]))
+    body = _PARTICIPANTS.sub(f"participants: {', '.join(actors)}", body, count=1)
+    rows = _rows(facts, opts, lambda n: format_citation(seg, n)[1:-1])
+    if rows:
+        heading = "## Turns that need more than their raw line"
+        body = body.rstrip("\n") + ("\n" if heading in body else f"\n\n{heading}\n") + "\n".join(rows)
+    title = note.title.split(": ", 1)[0] + f": {', '.join(actors)}"
+    return Note(note.path, title, body, time=note.time,
+                sources=[*note.sources, {"path": seg, "units": [u.id for u in units]}], links=note.links)
+
+
+_LINE = re.compile(r"\(line (\d+)\)")
+_PARTICIPANTS = re.compile(r"^participants: .*$", re.MULTILINE)
+
+
+def _participants(body: str) -> list[str]:
+    m = _PARTICIPANTS.search(body)
+    return [a for a in m.group(0).removeprefix("participants: ").split(", ") if a] if m else []
+
+
+def _rows(facts: SegmentFacts, opts: Mapping[str, Any], cite: Callable[[int], str]) -> list[str]:
     rows = []
-    for t in turns:
+    for t in facts.turns:
         u = t.unit
         # what raw lacks (the dates a relative time means), not what it has: the words stay one hop away
         # unless a skill asks for quotes (verbatim_quotes) or gists (session_gists)
@@ -113,18 +162,8 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
         if not (text or extra):
             continue  # a bare pointer repeats the raw line's own id and speaker: the raw: line spans them
         tail = f" ({'; '.join(extra)})" if extra else ""
-        rows.append(f"- {u.id} (line {t.lineno}) {u.actor}{text}{tail}")
-    body = (
-        f"# Session of {human_time(when)} ({when})\n\n"
-        f"raw: {seg} (lines {turns[0].lineno}-{turns[-1].lineno}, units {units[0].id} .. {units[-1].id})\n"
-        f"participants: {', '.join(facts.actors)}\n"
-        f"key phrases: {', '.join(facts.phrases)}\n"
-        + (f"names mentioned: {', '.join(facts.names)}\n" if facts.names else "")
-        + ("\n## Turns that need more than their raw line\n" + "\n".join(rows) if rows else "")
-    )
-    seg_dir = seg.rsplit("/", 2)[-2]
-    return Note(f"{NOTES_DIR}/sessions/{seg_dir}.md", f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
-                time=when, sources=[{"path": seg, "units": [u.id for u in units]}], links=links)
+        rows.append(f"- {u.id} ({cite(t.lineno)}) {u.actor}{text}{tail}")
+    return rows
 
 
 def state_note(latest: dict[str, dict[str, str]], facts: SegmentFacts) -> Note:
@@ -163,18 +202,20 @@ def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) 
     )
 
 
-def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
-    """Every file the segment changes (notes and ``INDEX.md``), rendered, by workspace path."""
+def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
+                   talk_note: Note | None = None) -> dict[str, str]:
+    """Every file the segment changes (notes and ``INDEX.md``), rendered, by workspace path; ``talk_note``: the
+    session note of the talk the segment continues, which it joins (no note and no timeline line of its own)."""
     files = _mentions(book, facts, opts)
     units = facts.units
     seg = facts.segment
     if opts["session_notes"] and units:
         entity_notes = [r for r in files if r.count("/") == 2 and "/entities/" in r]
         links = ["notes/timeline.md", *entity_notes[:SESSION_LINKS]]
-        s = session_note(facts, links, opts)
+        s = session_note(facts, links, opts) if talk_note is None else talk_session_note(talk_note, facts, opts)
         files[s.path] = s.render()
     timeline = book.timeline()
-    if units:
+    if units and talk_note is None:
         line = (f"- {units[0].time} {seg} ({len(units)} units {units[0].id} .. {units[-1].id}): "
                 f"{', '.join(facts.phrases[:8])}")
         timeline = book.timeline(year_of_line(line))

@@ -79,20 +79,27 @@ def _when(time: str | None) -> dt.datetime | None:
         return None
 
 
+def joins(conn: sqlite3.Connection, path: str, first: str | None, seg: int | None = None) -> int | None:
+    """The talk a segment (``path``, its first unit's ``first`` time; ``seg`` its id once indexed) continues:
+    that of the segment indexed before it, under the rule above; None when it starts one."""
+    prev = conn.execute("SELECT id, path, coalesce(talk, id) FROM segments WHERE id < ? ORDER BY id DESC LIMIT 1",
+                        (seg if seg is not None else 1 << 62,)).fetchone()
+    start = _when(first)
+    if prev is None or start is None or _name(conn, prev[1]) != _name(conn, path):
+        return None
+    last_time, last_id = conn.execute("SELECT max(time), max(id) FROM units WHERE seg = ?", (prev[0],)).fetchone()
+    first_id = conn.execute("SELECT min(id) FROM units WHERE seg = ?", (prev[2],)).fetchone()[0]
+    last = _when(last_time)
+    if (last is not None and abs(start - last) < SAME_TALK  # either way: a rebuild reads raw/ in name order
+            and (first_id is None or last_id - first_id + 1 < TALK_UNITS)):
+        return int(prev[2])
+    return None
+
+
 def assign(conn: sqlite3.Connection, seg: int, path: str, first: str | None) -> None:
     """Set the talk of segment ``seg`` (``path``, its first unit's ``first`` time), just indexed."""
-    talk = seg
-    prev = conn.execute("SELECT id, path, coalesce(talk, id) FROM segments WHERE id < ? ORDER BY id DESC LIMIT 1",
-                        (seg,)).fetchone()
-    start = _when(first)
-    if prev is not None and start is not None and _name(conn, prev[1]) == _name(conn, path):
-        last_time, last_id = conn.execute("SELECT max(time), max(id) FROM units WHERE seg = ?", (prev[0],)).fetchone()
-        first_id = conn.execute("SELECT min(id) FROM units WHERE seg = ?", (prev[2],)).fetchone()[0]
-        last = _when(last_time)
-        if (last is not None and abs(start - last) < SAME_TALK  # either way: a rebuild reads raw/ in name order
-                and (first_id is None or last_id - first_id + 1 < TALK_UNITS)):
-            talk = prev[2]
-    conn.execute("UPDATE segments SET talk = ? WHERE id = ?", (talk, seg))
+    talk = joins(conn, path, first, seg)
+    conn.execute("UPDATE segments SET talk = ? WHERE id = ?", (seg if talk is None else talk, seg))
 
 
 def assign_all(conn: sqlite3.Connection) -> None:

@@ -23,7 +23,9 @@ What it writes for each new raw segment:
 - ``notes/sessions/<segment>.md``: date, participants, key phrases, and a line
   citing ``(line N)`` for each turn that names a relative date, anchored to the
   session date ("yesterday = 7 May 2023"); every turn with its words only with
-  ``session_gists`` or ``verbatim_quotes``;
+  ``session_gists`` or ``verbatim_quotes``. A segment that continues a talk
+  (:mod:`horma.core.talks`: a conversation recorded a message at a time) joins
+  the talk's note instead, cited ``raw/<seg>/units.log:N``, and adds no timeline line;
 - ``notes/people/<speaker>.md`` (``the-user.md`` for a ``user`` label: :mod:`horma.agents.speakers`)
   and ``notes/entities/<name>.md``: the raw lines that mention the person or named thing, one pointer
   line per session ``date (raw/<seg>/units.log:N,M) speakers`` (the words stay in raw/); in the note itself while

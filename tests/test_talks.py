@@ -137,3 +137,45 @@ def test_hsearch_in_a_sandbox_ranks_a_conversation_recorded_a_message_at_a_time_
         refs = [line.split(" | ")[0].rsplit(" ", 1)[-1] for line in r.output.splitlines() if " | " in line]
         found.append([re.sub(r"^.*/units\.log:\d+:", "", ref) for ref in refs])  # the unit ids, in order
     assert found[0] and found[1] == found[0], found
+
+
+def _managed(root: Path, per_turn: bool, units: list[Unit]) -> tuple[Workspace, list[str]]:
+    """The heuristic manager's notes of ``units`` (slug from each unit id's prefix), a segment a message or a
+    segment a conversation."""
+    from horma.agents.heuristic_manager import manage
+
+    ws, segs = Workspace.init(root), []
+    with ws.writer():
+        for slug in dict.fromkeys(u.id.split(":")[0] for u in units):
+            mine = [u for u in units if u.id.startswith(slug + ":")]
+            for batch in ([[u] for u in mine] if per_turn else [mine]):
+                segs.append(ws.archive(batch, slug, batch[0].time))
+                manage(ws, segs[-1], batch)
+    return ws, segs
+
+
+def _pointers(ws: Workspace, rel: str) -> list[str]:
+    return [ln for ln in ws.read_note(rel).body.splitlines() if ln.startswith("- ")]
+
+
+def test_a_talk_recorded_a_message_at_a_time_gets_the_notes_of_one_session(tmp_path: Path) -> None:
+    """One session note, one timeline line, and a line a talk in each speaker's page; a name said twice in one
+    talk waits for a second talk, as within one segment."""
+    named = [Unit("b:6", "2024-04-02 20:07", "assistant", "Ask Halfords about Brompton frames then."),
+             Unit("b:7", "2024-04-02 20:08", "user", "A Brompton is too dear, but thanks.")]
+    units = [*FIRST, *named, *SECOND, Unit("c:1", "2024-04-20 10:00", "user", "I test-rode a Brompton today.")]
+    ws, segs = _managed(tmp_path / "turns", True, units)
+    whole, whole_segs = _managed(tmp_path / "whole", False, units)
+    bike, porto = segs[:7], segs[7:11]
+    assert [s["path"] for s in ws.read_note(f"notes/sessions/{bike[0].split('/')[1]}.md").sources] == bike
+    assert len(_pointers(ws, "notes/timeline.md")) == len(_pointers(whole, "notes/timeline.md")) == 3
+    assert sorted(p.name for p in (ws.root / "notes/entities").iterdir()) == sorted(
+        p.name for p in (whole.root / "notes/entities").iterdir()) == ["brompton.md"]
+    assert _pointers(ws, "notes/people/the-user.md") == [
+        f"- 2024-04-02 ({bike[0]}:1) user", f"- 2024-04-09 ({porto[0]}:1) user", f"- 2024-04-20 ({segs[-1]}:1) user"]
+    assert _pointers(ws, "notes/people/the-assistant.md") == [
+        f"- 2024-04-02 ({bike[1]}:1) assistant", f"- 2024-04-09 ({porto[1]}:1) assistant"]
+    assert _pointers(ws, "notes/entities/brompton.md") == [
+        f"- 2024-04-02 ({bike[5]}:1) assistant", f"- 2024-04-20 ({segs[-1]}:1) user"]
+    assert _pointers(whole, "notes/entities/brompton.md") == [
+        f"- 2024-04-02 ({whole_segs[0]}:6,7) assistant, user", f"- 2024-04-20 ({whole_segs[-1]}:1) user"]

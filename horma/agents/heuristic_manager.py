@@ -29,9 +29,10 @@ What it writes for each new raw segment:
 - ``notes/people/<speaker>.md`` (``the-user.md`` for a ``user`` label: :mod:`horma.agents.speakers`)
   and ``notes/entities/<name>.md``: the raw lines that mention the person or named thing, one pointer
   line per session ``date (raw/<seg>/units.log:N,M) speakers`` (the words stay in raw/); in the note itself while
-  it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``).
-  A name gets its note when a second session names it (``.horma/names-once.jsonl``
-  keeps the first session's mentions until then: within one session the session note's names suffice);
+  it is small, then a summary and one page per month (``<name>/<YYYY-MM>.md``). A speaker's own turns get
+  one line per talk (its first segment where they speak): the talk's session note lists the rest.
+  A name gets its note when a second talk names it (``.horma/names-once.jsonl``
+  keeps the first talk's mentions until then: within one talk the session note's names suffice);
 - ``notes/topics/<topic>.md`` with ``topic_notes``: the same for lines about family, work, hobbies, ...;
 - ``notes/timeline.md``: one dated line per segment (paged by year once long); ``INDEX.md``;
 - ``notes/state.md`` with ``track_state``: when each person and name was last seen.
@@ -136,7 +137,8 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
     book.begin_segment()
     facts = extract(segment, located, book.known, opts)
     book.known.update(facts.names)
-    files = render_segment(book, facts, opts, _talk_note(book.ws, segment, located) if opts["session_notes"] else None)
+    talk_note, talk_segments = _talk(book.ws, segment, located)
+    files = render_segment(book, facts, opts, talk_note if opts["session_notes"] else None, talk_segments)
     t1 = time.perf_counter()
     written = write_segment(book, segment, raw_text, files)
     t2 = time.perf_counter()
@@ -156,33 +158,36 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
             "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3)}
 
 
-def _talk_note(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> Note | None:
+def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple[Note | None, frozenset[str]]:
     """The session note of the talk this segment continues (:mod:`horma.core.talks`), where this manager wrote
-    one; None when the segment starts a talk, or the index cannot tell yet."""
+    one, and the talk's other segments; (None, no segments) when the segment starts a talk, or the index cannot
+    tell yet."""
     from horma.core import index_schema, talks
     from horma.index import index_folder
 
+    none: tuple[Note | None, frozenset[str]] = (None, frozenset())
     if not located:
-        return None
+        return none
     try:
         conn = index_schema.connect(str(index_folder(ws)), readonly=True)
     except index_schema.IndexError_:
-        return None  # no index yet: the first segment
+        return none  # no index yet: the first segment
     try:
         row = conn.execute("SELECT id FROM segments WHERE path = ?", (segment,)).fetchone()
         talk = talks.joins(conn, segment, located[0][1].time, row[0] if row else None)
-        first = conn.execute("SELECT path FROM segments WHERE id = ?", (talk,)).fetchone() if talk else None
+        paths = [p for (p,) in conn.execute("SELECT path FROM segments WHERE talk = ? ORDER BY id", (talk,))]
     except sqlite3.OperationalError:  # an index from before talks: the next write brings it up to date
-        return None
+        return none
     finally:
         conn.close()
-    if first is None or first[0] == segment:
-        return None
-    rel = f"{NOTES_DIR}/sessions/{first[0].rsplit('/', 2)[-2]}.md"
+    others = frozenset(paths) - {segment}
+    if not paths or paths[0] == segment:
+        return none
+    rel = f"{NOTES_DIR}/sessions/{paths[0].rsplit('/', 2)[-2]}.md"
     try:
-        return ws.read_note(rel) if (ws.root / rel).is_file() else None
+        return (ws.read_note(rel) if (ws.root / rel).is_file() else None), others
     except WorkspaceError:  # a session note someone broke: this segment gets its own
-        return None
+        return None, others
 
 
 _BOOKS: weakref.WeakKeyDictionary[Workspace, NoteBook] = weakref.WeakKeyDictionary()

@@ -32,8 +32,15 @@ STATE_NAMES = 40
 SESSION_LINKS = 20
 
 
-def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> dict[str, str]:
+def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
+              talk: frozenset[str] = frozenset()) -> dict[str, str]:
     """Add the segment's lines to people/entity/topic notes; the rendered changed notes by path.
+
+    ``talk``: the other segments of the talk this one continues (a conversation recorded a message at a time,
+    :mod:`horma.core.talks`), read as one session: a speaker's own-turn page cites the talk once, where
+    the speaker first speaks in it, and a name a talk mentions twice waits for a second talk. A line per
+    segment made a chat's notes twice its raw text, most of it the two speakers' pages listing every turn
+    (docs/benchmarks.md, session 16).
 
     A note gets one line per segment and month, citing all its raw lines there at once
     (``- <day> (raw/<seg>/units.log:3,11,13) speakers``): a pointer, not a copy (the unit ids are in
@@ -50,15 +57,17 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any]) -> d
         u = t.unit
         targets: list[MentionNote] = []
         if opts["entity_notes"]:
-            targets.append(book.mention_note("people", speaker_name(u.actor), f"person ({u.actor}'s own turns)"))
+            person = book.mention_note("people", speaker_name(u.actor), f"person ({u.actor}'s own turns)")
+            if not (talk and talk & book.page(person, t.month).sources.keys()):
+                targets.append(person)
             for name in t.names:
                 if name not in book.noted:
                     first = book.once().get(name)
                     if first is None:  # a name's first session: its note waits for a second one
                         first_session.setdefault(name, []).append(t)
                         continue
-                    if first["seg"] == seg:
-                        continue  # the first session again: this segment is being organized a second time
+                    if first["seg"] == seg or first["seg"] in talk:
+                        continue  # the first talk again (or this segment, organized a second time)
                     note = book.mention_note("entities", name, ENTITY_KIND)
                     note.add(book.page(note, first["month"]), first["month"], first["seg"], first["line"],
                              list(first.get("uids") or [first["uid"]]), first["day"])
@@ -203,10 +212,11 @@ def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) 
 
 
 def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
-                   talk_note: Note | None = None) -> dict[str, str]:
+                   talk_note: Note | None = None, talk: frozenset[str] = frozenset()) -> dict[str, str]:
     """Every file the segment changes (notes and ``INDEX.md``), rendered, by workspace path; ``talk_note``: the
-    session note of the talk the segment continues, which it joins (no note and no timeline line of its own)."""
-    files = _mentions(book, facts, opts)
+    session note of the talk the segment continues, which it joins (no note and no timeline line of its own);
+    ``talk``: that talk's other segments (:func:`_mentions`)."""
+    files = _mentions(book, facts, opts, talk)
     units = facts.units
     seg = facts.segment
     if opts["session_notes"] and units:

@@ -114,6 +114,16 @@ class Searcher:
         self._actor_words: dict[str, str] | None = None
         self._assistants: set[str] | None = None
         self._talk_sql: str | None = None
+        self._flags_sql: str | None = None
+
+    @property
+    def _flags(self) -> str:
+        """The SQL of a unit's asks, says_when and person columns: NULL on an index from before versions 6, 7
+        and 9, read-only (they come with the next write); read at the first query, as :attr:`_talk`."""
+        if self._flags_sql is None:
+            have = {r[1] for r in self.conn.execute("PRAGMA table_info(units)")}
+            self._flags_sql = ", ".join(f"u.{c}" if c in have else "NULL" for c in ("asks", "says_when", "person"))
+        return self._flags_sql
 
     @property
     def _talk(self) -> str:  # the SQL of a unit's talk, at the first query: a damaged file fails where callers look
@@ -184,21 +194,27 @@ class Searcher:
         if not wanted:
             return []
         hits: dict[int, Hit] = {}
+        asking, said, person = set(), set(), {}  # read with the hits: one query, not one a flag
         for row in self.conn.execute(
-                f"SELECT u.id, u.seg, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost, u.digest, {self._talk} "
-                "FROM units u JOIN segments s ON s.id = u.seg WHERE u.id IN (SELECT value FROM json_each(?))",
-                (_ids(wanted),)):
-            hits[row[0]] = Hit(row)
+                f"SELECT u.id, u.seg, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost, u.digest, {self._talk}, "
+                f"{self._flags}, s.path FROM units u JOIN segments s ON s.id = u.seg "
+                "WHERE u.id IN (SELECT value FROM json_each(?))", (_ids(wanted),)):
+            hit = hits[row[0]] = Hit(row)
+            hit.path = row[13]
+            if row[10]:
+                asking.add(hit.id)  # a question: the turn after it is its answer
+            if row[11]:
+                said.add(hit.id)  # holds a time expression
+            person[hit.id] = row[12]
         session: dict[int, float] = {}  # by talk: a conversation recorded a message at a time is one
         for rowid, score in base.items():
             h = hits.get(rowid)
             if h is not None:
                 session[h.talk] = session.get(h.talk, 0.0) + score
         top = max(session.values(), default=0.0) or 1.0
-        asking = self._asking(base)
         costs = sorted(h.cost for h in hits.values())
         typical = max(costs[len(costs) // 2], 1)
-        said = self._said_when(hits) if WHEN_BOOST != 1 and asks_when(ht.words(query)) else set()
+        said = said if WHEN_BOOST != 1 and asks_when(ht.words(query)) else set()
         ranked = []
         for h in hits.values():
             lent = 0.0
@@ -223,21 +239,19 @@ class Searcher:
             order = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
             for h in ranked:
                 h.score *= 1.0 + RECENCY * order[h.time]
-        paths = dict(self.conn.execute("SELECT id, path FROM segments WHERE id IN (SELECT value FROM json_each(?))",
-                                       (_ids({h.seg for h in ranked}),)))
-        for h in ranked:
-            h.path = paths[h.seg]
+        paths = {h.seg: h.path for h in ranked}
         asked = ht.asked_person(ht.words(query)) if PERSON_BOOST != 1 else ht.NO_PERSON
         if asked != ht.NO_PERSON and ranked:
-            lean = self._leaning(asked, ranked)
+            lean = self._leaning(asked, ranked, person)
             for h in ranked:
                 if h.id in lean:
                     h.score *= PERSON_BOOST
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
         return _distinct(ranked + (self._rest_of_sessions(ranked, session, paths) if sessions else []))
 
-    def _leaning(self, asked: int, ranked: list[Hit]) -> set[int]:
-        """The ranked units a question asked in the first or second person leans toward.
+    def _leaning(self, asked: int, ranked: list[Hit], person: dict[int, int | None]) -> set[int]:
+        """The ranked units a question asked in the first or second person leans toward (``person``: each unit's
+        grammatical person, :func:`horma.core.text.person`).
 
         Between people the turn's grammatical person decides. Where one side is an assistant, "you" is
         the assistant: a question asking "you" leans toward its turns whatever their pronouns; and "I" is
@@ -247,31 +261,7 @@ class Searcher:
         assistants = self.assistants()
         if asked == ht.SECOND and assistants:
             return {h.id for h in ranked if h.actor in assistants}
-        try:
-            lean = {u for (u,) in self.conn.execute(
-                "SELECT unit FROM persons WHERE person = ? AND unit IN (SELECT value FROM json_each(?))",
-                (asked, _ids(h.id for h in ranked)))}
-        except sqlite3.OperationalError:  # an index from before version 5, read-only: no lean until synced
-            return set()
-        return {h.id for h in ranked if h.id in lean and h.actor not in assistants}
-
-    def _said_when(self, hits: dict[int, Hit]) -> set[int]:
-        """The units among ``hits`` that hold a time expression (none on an index from before version 8)."""
-        try:
-            return {u for (u,) in self.conn.execute(
-                "SELECT id FROM units WHERE says_when = 1 AND id IN (SELECT value FROM json_each(?))", (_ids(hits),))}
-        except sqlite3.OperationalError:  # no such column until the next sync upgrades the index
-            return set()
-
-    def _asking(self, base: dict[int, float]) -> set[int]:
-        """The scored units that end in a question (none on an index from before version 7, read-only)."""
-        if ASKED_WEIGHT == PREV_WEIGHT or not base:
-            return set()
-        try:
-            return {u for (u,) in self.conn.execute(
-                "SELECT id FROM units WHERE asks = 1 AND id IN (SELECT value FROM json_each(?))", (_ids(base),))}
-        except sqlite3.OperationalError:  # no such column until the next sync upgrades the index
-            return set()
+        return {h.id for h in ranked if person.get(h.id) == asked and h.actor not in assistants}
 
     def _cover(self, words: list[str], base: dict[int, float]) -> float:
         """The largest share of the query's idf mass one of its best lexical matches holds (0 to 1)."""

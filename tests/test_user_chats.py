@@ -1,5 +1,5 @@
-"""The chat sets (bench/data/user_chats.json, assistant_chats.json and the held-out holdout_chats.json) are
-what their generators write, and every question is answerable."""
+"""The chat sets (bench/data/user_chats.json, assistant_chats.json and the held-out holdout_chats.json and
+holdout2_chats.json) are what their generators write, and every question is answerable."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from horma.core.text import STOPWORDS, words
 
 DATA = Path(__file__).resolve().parent.parent / "bench" / "data"
 CATEGORIES = {11, 12, 13, 14, 15, 16}
-SETS = [("user_chats", 35), ("assistant_chats", 90), ("holdout_chats", 70)]
+SETS = [("user_chats", 35), ("assistant_chats", 90), ("holdout_chats", 70), ("holdout2_chats", 100)]
 
 
 @pytest.mark.parametrize(("name", "_"), SETS[:2])
@@ -27,14 +27,16 @@ def test_the_json_is_the_generators_output(tmp_path, name, _):
     assert json.loads((tmp_path / f"{name}.json").read_text()) == json.loads((DATA / f"{name}.json").read_text())
 
 
-def test_the_held_out_json_is_its_generators_output_and_shares_no_person_with_the_dev_chats(tmp_path):
-    out = tmp_path / "holdout_chats.json"
-    subprocess.run([sys.executable, str(DATA / "make_holdout_chats.py"), "--out", str(out)], check=True,
-                   capture_output=True)
+@pytest.mark.parametrize("held_out", ["holdout", "holdout2"])
+def test_a_held_out_json_is_its_generators_output_and_shares_no_person_with_the_other_chats(tmp_path, held_out):
+    out = tmp_path / f"{held_out}_chats.json"
+    subprocess.run([sys.executable, str(DATA / "make_holdout_chats.py"), "--set", held_out, "--out", str(out)],
+                   check=True, capture_output=True)
     held = json.loads(out.read_text())
-    assert held == json.loads((DATA / "holdout_chats.json").read_text())
-    dev = json.loads((DATA / "assistant_chats.json").read_text())
-    assert not {c["conversation"]["speaker_a"] for c in held} & {c["conversation"]["speaker_a"] for c in dev}
+    assert held == json.loads((DATA / f"{held_out}_chats.json").read_text())
+    others = [c for name, _ in SETS if name != f"{held_out}_chats"
+              for c in json.loads((DATA / f"{name}.json").read_text())]
+    assert not {c["conversation"]["speaker_a"] for c in held} & {c["conversation"]["speaker_a"] for c in others}
 
 
 @pytest.mark.parametrize(("name", "least"), SETS)

@@ -40,7 +40,7 @@ def memory(tmp_path, request):
 
 def test_a_turn_reachable_only_through_a_date_the_notes_anchored(memory, tmp_path):
     """"yesterday" in a turn of 8 May is 7 May only in the session note; the question names 7 May."""
-    session_note = (tmp_path / "ws" / "notes" / "sessions").glob("*first*.md")
+    session_note = (tmp_path / "ws" / "notes" / "sessions").glob("*/*first*.md")
     assert "yesterday = 7 May 2023" in next(session_note).read_text(encoding="utf-8")
     got = memory.recall("What did Ann do on 7 May 2023?", budget=60)
     assert "A:1" in got.refs

@@ -167,7 +167,10 @@ def test_a_talk_recorded_a_message_at_a_time_gets_the_notes_of_one_session(tmp_p
     ws, segs = _managed(tmp_path / "turns", True, units)
     whole, whole_segs = _managed(tmp_path / "whole", False, units)
     bike, porto = segs[:7], segs[7:11]
-    assert [s["path"] for s in ws.read_note(f"notes/sessions/{bike[0].split('/')[1]}.md").sources] == bike
+    assert [s["path"] for s in ws.read_note(f"notes/sessions/2024-04/{bike[0].split('/')[1]}.md").sources] == bike
+    assert sorted(p.name for p in (ws.root / "notes/sessions/2024-04").iterdir()) == sorted(
+        p.name for p in (whole.root / "notes/sessions/2024-04").iterdir()) == [s.split("/")[1] + ".md" for s in (
+            segs[0], segs[7], segs[-1])]
     assert len(_pointers(ws, "notes/timeline.md")) == len(_pointers(whole, "notes/timeline.md")) == 3
     assert sorted(p.name for p in (ws.root / "notes/entities").iterdir()) == sorted(
         p.name for p in (whole.root / "notes/entities").iterdir()) == ["brompton.md"]

@@ -70,7 +70,7 @@ def test_add_refuses_bad_input_in_one_line_and_creates_nothing(tmp_path, args, m
 
 
 def sessions(ws) -> list[str]:
-    return sorted(p.name for p in (ws / "notes" / "sessions").glob("*.md"))
+    return sorted(p.name for p in (ws / "notes" / "sessions").glob("*/*.md"))  # a folder a month
 
 
 def test_reorganize_after_revert_rebuilds_notes_from_all_of_raw_and_keeps_own_notes(tmp_path):
@@ -86,7 +86,7 @@ def test_reorganize_after_revert_rebuilds_notes_from_all_of_raw_and_keeps_own_no
     d = cli("reorganize", ws)
     assert d["segments"] == 2 and d["revision"]
     assert sessions(ws) == ["2024-01-02T09-00__one.md", "2024-02-03T10-00__two.md"]
-    assert "units B:1 .. B:1" in (ws / "notes" / "sessions" / "2024-02-03T10-00__two.md").read_text()
+    assert "units B:1 .. B:1" in (ws / "notes" / "sessions" / "2024-02" / "2024-02-03T10-00__two.md").read_text()
     assert (ws / "notes" / "preferences.md").read_text().endswith("- Ana likes green tea\n")
     messages = [r.message for r in NotesHistory(Workspace.open(ws)).log()]
     assert messages[1] == "before reorganize: notes as they were" and messages[0].startswith("heuristic manager")
@@ -127,7 +127,7 @@ def test_an_assistant_chat_names_the_user_and_the_assistant(tmp_path):
     assert people == ["priya.md", "the-assistant.md", "the-user.md"]
     user = Workspace.open(ws).read_note("notes/people/the-user.md")
     assert user.title == "the user" and "(raw/2024-03-02T09-15__chat/units.log:1) user" in user.body
-    session = Workspace.open(ws).read_note("notes/sessions/2024-03-02T09-15__chat.md")
+    session = Workspace.open(ws).read_note("notes/sessions/2024-03/2024-03-02T09-15__chat.md")
     assert session.title.endswith(": the user, the assistant, Priya") and "participants: the user, the assistant" \
         in session.body
     assert "Memory of Priya, the assistant, the user;" in (ws / "INDEX.md").read_text()

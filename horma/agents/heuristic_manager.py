@@ -20,7 +20,7 @@ more than the writing itself. An LLM manager is the one that works in the sandbo
 
 What it writes for each new raw segment:
 
-- ``notes/sessions/<segment>.md``: date, participants, key phrases, and a line
+- ``notes/sessions/<YYYY-MM>/<segment>.md``: date, participants, key phrases, and a line
   citing ``(line N)`` for each turn that names a relative date, anchored to the
   session date ("yesterday = 7 May 2023"); every turn with its words only with
   ``session_gists`` or ``verbatim_quotes``. A segment that continues a talk
@@ -60,7 +60,7 @@ from horma.agents.extraction import (
 )
 from horma.agents.notebook import NoteBook
 from horma.agents.policies import Organized, OrganizeTask, SandboxedAgent
-from horma.agents.segment_notes import render_segment
+from horma.agents.segment_notes import render_segment, session_note_path
 from horma.workspace import (
     NOTES_DIR,
     FileWriter,
@@ -183,7 +183,9 @@ def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple
     others = frozenset(paths) - {segment}
     if not paths or paths[0] == segment:
         return none
-    rel = f"{NOTES_DIR}/sessions/{paths[0].rsplit('/', 2)[-2]}.md"
+    rel = session_note_path(paths[0])
+    if not (ws.root / rel).is_file():  # a workspace from before month folders keeps its notes where they are
+        rel = f"{NOTES_DIR}/sessions/{paths[0].rsplit('/', 2)[-2]}.md"
     try:
         return (ws.read_note(rel) if (ws.root / rel).is_file() else None), others
     except WorkspaceError:  # a session note someone broke: this segment gets its own

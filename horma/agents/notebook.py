@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from horma.agents.extraction import (
@@ -176,17 +177,29 @@ class NoteBook:
         return self._latest
 
     def folder_counts(self) -> dict[str, set[str]]:
+        """The notes of each folder under ``notes/``, by name: its own files and those of its month folders
+        (``sessions/2023-05/x.md``), not a note's monthly pages (``entities/ada/2023-05.md``)."""
         if self.counts is None:
             self.counts = {}
-            for p in (self.ws.root / NOTES_DIR).glob("*/*.md"):
-                self.counts.setdefault(p.parent.name, set()).add(p.name)
+            root = self.ws.root / NOTES_DIR
+            for p in [*root.glob("*/*.md"), *root.glob("*/*/*.md")]:
+                counted(self.counts, p.relative_to(self.ws.root).as_posix())
         return self.counts
 
     def wrote(self, rel: str, sig: FileSig) -> None:
         self.sigs[rel] = sig
-        parts = rel.split("/")
-        if len(parts) == 3 and self.counts is not None:
-            self.counts.setdefault(parts[1], set()).add(parts[2])
+        if self.counts is not None:
+            counted(self.counts, rel)
+
+
+_MONTH = re.compile(r"\d{4}-\d{2}|undated")
+
+
+def counted(counts: dict[str, set[str]], rel: str) -> None:
+    """Count ``rel`` in ``counts`` (folder -> note names) if it is a folder's note (:meth:`NoteBook.folder_counts`)."""
+    parts = rel.split("/")
+    if len(parts) == 3 or (len(parts) == 4 and _MONTH.fullmatch(parts[2])):
+        counts.setdefault(parts[1], set()).add(parts[-1])
 
 
 def _titles(ws: Workspace, folder: str) -> set[str]:

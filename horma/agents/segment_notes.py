@@ -18,7 +18,7 @@ from horma.agents.extraction import (
     speaker_name,
 )
 from horma.agents.mention_notes import ENTITY_KIND, MentionNote
-from horma.agents.notebook import NoteBook
+from horma.agents.notebook import NoteBook, counted
 from horma.agents.timeline_note import TimelineNote, year_of_line
 from horma.context import human_time
 from horma.core.notes import format_citation
@@ -98,6 +98,19 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
     return files
 
 
+_MONTH = re.compile(r"\d{4}-\d{2}")
+
+
+def session_note_path(seg: str) -> str:
+    """``notes/sessions/<YYYY-MM>/<segment>.md``, the month the segment was archived in (its folder's name starts
+    with its time). A folder a month, not one for all: every history commit writes the tree of each folder a note
+    changed in, and one folder of every session grew that tree, and each record's cost, with the archive
+    (4,541 entries at 10^5 units; docs/benchmarks.md, session 16)."""
+    seg_dir = seg.rsplit("/", 2)[-2]
+    month = seg_dir[:7] if _MONTH.fullmatch(seg_dir[:7]) else "undated"
+    return f"{NOTES_DIR}/sessions/{month}/{seg_dir}.md"
+
+
 def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any]) -> Note:
     """The segment's span, people, key phrases and names, and a line citing ``(line N)`` for each turn
     that needs more than its raw line (the dates its relative times mean; its words under a skill)."""
@@ -113,8 +126,7 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
         + (f"names mentioned: {', '.join(facts.names)}\n" if facts.names else "")
         + ("\n## Turns that need more than their raw line\n" + "\n".join(rows) if rows else "")
     )
-    seg_dir = seg.rsplit("/", 2)[-2]
-    return Note(f"{NOTES_DIR}/sessions/{seg_dir}.md", f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
+    return Note(session_note_path(seg), f"Session {human_time(when)}: {', '.join(facts.actors)}", body,
                 time=when, sources=[{"path": seg, "units": [u.id for u in units]}], links=links)
 
 
@@ -201,8 +213,8 @@ def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) 
         f"Memory of {', '.join(actors) or 'this workspace'}; {timeline.total} segment(s), {span}.\n\n"
         "- `raw/<time>__<slug>/units.log`: the exact archive, one line per unit `ID | time | actor: text`.\n"
         "- `notes/timeline.md`: one line per segment, oldest first, with its key phrases.\n"
-        "- `notes/sessions/`: per segment: date, participants, key phrases, the turns whose relative dates "
-        "it resolves.\n"
+        "- `notes/sessions/<YYYY-MM>/`: per session: date, participants, key phrases, the turns whose relative "
+        "dates it resolves.\n"
         f"{folders}\n"
         "- people/entities/topics notes: one line per session naming them, `date (raw file:line,line,...) speakers` "
         "(unit ids in the front matter); past 8 mentions a summary and one page per month.\n\n"
@@ -239,9 +251,7 @@ def render_segment(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
         files[s.path] = s.render()
     counts = book.folder_counts()
     for rel in files:
-        parts = rel.split("/")
-        if len(parts) == 3:
-            counts.setdefault(parts[1], set()).add(parts[2])
+        counted(counts, rel)
     book.people.update(facts.actors)
     files[INDEX_FILE] = index_md({k: len(v) for k, v in counts.items()}, timeline, sorted(book.people))
     return files

@@ -175,7 +175,10 @@ def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple
     try:
         row = conn.execute("SELECT id FROM segments WHERE path = ?", (segment,)).fetchone()
         talk = talks.joins(conn, segment, located[0][1].time, row[0] if row else None)
-        paths = [p for (p,) in conn.execute("SELECT path FROM segments WHERE talk = ? ORDER BY id", (talk,))]
+        # a talk's segments follow one another (each joins the one indexed before it): read from its first on,
+        # not the whole table (a segment a message is a segment a unit)
+        paths = [p for (p,) in conn.execute("SELECT path FROM segments WHERE id >= ? AND talk = ? ORDER BY id",
+                                            (talk, talk))] if talk is not None else []
     except sqlite3.OperationalError:  # an index from before talks: the next write brings it up to date
         return none
     finally:

@@ -271,7 +271,7 @@ def test_long_timelines_are_paged_by_year(tmp_path, monkeypatch):
     assert "D4:1" in ws.read_note("notes/timeline/2024.md").body
     summary = ws.read_note("notes/timeline.md")
     assert "4 raw segments from 2023-05-08 .. 2024-01-05" in summary.body and "[2024]" in summary.body
-    assert "4 segment(s), 2023-05-08 .. 2024-01-05" in (ws.root / "INDEX.md").read_text()
+    assert "4 session(s), 2023-05-08 .. 2024-01-05" in (ws.root / "INDEX.md").read_text()
 
 
 # -- the helpers -----------------------------------------------------------------

@@ -17,7 +17,7 @@ from horma.agents.extraction import (
     snippet,
     speaker_name,
 )
-from horma.agents.mention_notes import ENTITY_KIND, MentionNote
+from horma.agents.mention_notes import ENTITY_KIND, INLINE_MENTIONS, MentionNote
 from horma.agents.notebook import NoteBook, counted
 from horma.agents.timeline_note import TimelineNote, year_of_line
 from horma.context import human_time
@@ -210,14 +210,15 @@ def index_md(counts: dict[str, int], timeline: TimelineNote, actors: list[str]) 
     folders = "\n".join(f"- `notes/{k}/` {v} note(s)" for k, v in sorted(counts.items()))
     return (
         "# INDEX\n\n"
-        f"Memory of {', '.join(actors) or 'this workspace'}; {timeline.total} segment(s), {span}.\n\n"
+        f"Memory of {', '.join(actors) or 'this workspace'}; {timeline.total} session(s), {span}.\n\n"
         "- `raw/<time>__<slug>/units.log`: the exact archive, one line per unit `ID | time | actor: text`.\n"
-        "- `notes/timeline.md`: one line per segment, oldest first, with its key phrases.\n"
+        "- `notes/timeline.md`: one line per session (messages recorded one by one are one), oldest first, "
+        "with its key phrases.\n"
         "- `notes/sessions/<YYYY-MM>/`: per session: date, participants, key phrases, the turns whose relative "
         "dates it resolves.\n"
         f"{folders}\n"
         "- people/entities/topics notes: one line per session naming them, `date (raw file:line,line,...) speakers` "
-        "(unit ids in the front matter); past 8 mentions a summary and one page per month.\n\n"
+        f"(unit ids in the front matter); past {INLINE_MENTIONS} mentions a summary and one page per month.\n\n"
         "Search: `hsearch WORDS` ranks raw lines (then notes) by relevance; "
         "`grep -rn WORD raw notes` for exact words.\n"
     )

@@ -12,7 +12,8 @@ from horma.workspace import (
 )
 
 TIMELINE_INLINE = 200  # segments notes/timeline.md lists itself; past that, one page per year
-TIMELINE_HEAD = "One line per raw segment: time, file, units, key phrases."
+TIMELINE_HEAD = ("One line per session (its first raw segment; messages recorded one by one are one session): "
+                 "time, file, units, key phrases.")
 SEGMENT_IN_LINE = re.compile(r" (raw/\S+/units\.log) ")
 _YEAR_ROW = re.compile(r"^- \[(\d{4}|undated)\]\(\S+\): (\d+) segment")
 

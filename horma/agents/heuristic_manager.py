@@ -34,7 +34,7 @@ What it writes for each new raw segment:
   A name gets its note when a second talk names it (``.horma/names-once.jsonl``
   keeps the first talk's mentions until then: within one talk the session note's names suffice);
 - ``notes/topics/<topic>.md`` with ``topic_notes``: the same for lines about family, work, hobbies, ...;
-- ``notes/timeline.md``: one dated line per segment (paged by year once long); ``INDEX.md``;
+- ``notes/timeline.md``: one dated line per session, a talk's first segment (paged by year once long); ``INDEX.md``;
 - ``notes/state.md`` with ``track_state``: when each person and name was last seen.
 
 The stages live in their own modules: :mod:`horma.agents.mention_notes` and

@@ -192,13 +192,13 @@ class NoteBook:
             counted(self.counts, rel)
 
 
-_MONTH = re.compile(r"\d{4}-\d{2}|undated")
+MONTH = re.compile(r"\d{4}-\d{2}")  # a month folder's name (``undated`` for a name without one)
 
 
 def counted(counts: dict[str, set[str]], rel: str) -> None:
     """Count ``rel`` in ``counts`` (folder -> note names) if it is a folder's note (:meth:`NoteBook.folder_counts`)."""
     parts = rel.split("/")
-    if len(parts) == 3 or (len(parts) == 4 and _MONTH.fullmatch(parts[2])):
+    if len(parts) == 3 or (len(parts) == 4 and (MONTH.fullmatch(parts[2]) or parts[2] == "undated")):
         counts.setdefault(parts[1], set()).add(parts[-1])
 
 

@@ -18,7 +18,7 @@ from horma.agents.extraction import (
     speaker_name,
 )
 from horma.agents.mention_notes import ENTITY_KIND, INLINE_MENTIONS, MentionNote
-from horma.agents.notebook import NoteBook, counted
+from horma.agents.notebook import MONTH, NoteBook, counted
 from horma.agents.timeline_note import TimelineNote, year_of_line
 from horma.context import human_time
 from horma.core.notes import format_citation
@@ -98,16 +98,13 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
     return files
 
 
-_MONTH = re.compile(r"\d{4}-\d{2}")
-
-
 def session_note_path(seg: str) -> str:
     """``notes/sessions/<YYYY-MM>/<segment>.md``, the month the segment was archived in (its folder's name starts
     with its time). A folder a month, not one for all: every history commit writes the tree of each folder a note
     changed in, and one folder of every session grew that tree, and each record's cost, with the archive
     (4,541 entries at 10^5 units; docs/benchmarks.md, session 16)."""
     seg_dir = seg.rsplit("/", 2)[-2]
-    month = seg_dir[:7] if _MONTH.fullmatch(seg_dir[:7]) else "undated"
+    month = seg_dir[:7] if MONTH.fullmatch(seg_dir[:7]) else "undated"
     return f"{NOTES_DIR}/sessions/{month}/{seg_dir}.md"
 
 

@@ -853,6 +853,26 @@ def test_asking_you_in_a_chat_leans_toward_the_assistants_turns_in_any_person(tm
             assert [h.uid for h in s.rank(question)] == want, other
 
 
+def test_a_persons_next_turn_across_the_others_reaction_shares_the_match_but_not_across_an_assistant(
+        tmp_path: Path):
+    """Between two people the turn after the other's reaction goes on with the same story: it gets part of the
+    matched turn's score and ranks, though it shares no word with the question; after an assistant's reply
+    (whose words are the content) the user's next turn gets nothing from two lines up."""
+    question = "What did they call the cat adopted from the shelter?"
+    for other in ("Mira", "assistant"):
+        ws = Workspace.init(tmp_path / other)
+        archive(ws, [Unit("c:1", "2024-03-01 10:00", "Dana", "We adopted a tortoiseshell cat from the shelter."),
+                     Unit("c:2", "2024-03-01 10:01", other, "Aww, wonderful!"),
+                     Unit("c:3", "2024-03-01 10:02", "Dana", "Tiago renamed her Nata, after the custard tarts."),
+                     Unit("c:4", "2024-03-01 10:03", other, "Perfect.")], "chat")
+        rebuild(ws, full=False)
+        with open_index(ws, readonly=True) as s:
+            ranked = {h.uid: h.score for h in s.rank(question)}
+        assert (ranked.get("c:3", 0.0) > 0) == (other == "Mira"), (other, ranked)  # else only its session's rest
+        if other == "Mira":
+            assert ranked["c:3"] < ranked["c:1"]
+
+
 def test_a_first_person_question_in_a_chat_skips_the_assistants_first_person_turns(tmp_path: Path):
     """"I" in a question to an assistant is the one who talks to it: the assistant's "I would love a flat
     by the river" tells nothing about where the asker lives, the user's "we moved into a flat" does;

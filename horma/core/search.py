@@ -221,7 +221,7 @@ class Searcher:
         typical = max(costs[len(costs) // 2], 1)
         said = said if WHEN_BOOST != 1 and asks_when(ht.words(query)) else set()
         ranked = []
-        people = {h.id for h in hits.values() if h.actor not in self.assistants()}
+        assistants = self.assistants()
         for h in hits.values():
             lent = 0.0
             prev, nxt = hits.get(h.id - 1), hits.get(h.id + 1)
@@ -230,8 +230,8 @@ class Searcher:
             if nxt is not None and nxt.talk == h.talk:
                 lent += NEXT_WEIGHT * base.get(nxt.id, 0.0)
             for mid, two in ((prev, hits.get(h.id - 2)), (nxt, hits.get(h.id + 2))):  # a person's, across another's
-                if (mid is not None and two is not None and two.talk == h.talk and {h.id, mid.id} <= people
-                        and mid.actor != h.actor == two.actor):
+                if (mid is not None and two is not None and two.talk == h.talk and mid.actor != h.actor == two.actor
+                        and h.actor not in assistants and mid.actor not in assistants):
                     lent += SAME_SPEAKER_WEIGHT * base.get(two.id, 0.0)
             s = base.get(h.id, 0.0) + (lent + routed.get(h.id, 0.0)) / max(1.0, h.cost / typical) ** COST_POWER
             if h.id in dated:

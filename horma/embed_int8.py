@@ -113,13 +113,14 @@ def int8_graph(model: Path, peaks: Callable[[bytes, list[str]], dict[str, np.nda
     :data:`CALIBRATION` and returns each name's largest magnitude per channel.
     """
     model_cls, node_cls, tensor_cls = onnx_classes()
-    m = model_cls.FromString(model.read_bytes())
+    source = model.read_bytes()
+    m = model_cls.FromString(source)
     g = m.graph
     found = products(g)
     if not found:
         return None
     inputs = sorted({node.input[0] for node, *_ in found})
-    probe = model_cls.FromString(model.read_bytes())
+    probe = model_cls.FromString(source)
     for name in inputs:
         probe.graph.output.add(name=name).type.tensor_type.elem_type = _FLOAT
     peak = peaks(bytes(probe.SerializeToString()), inputs)

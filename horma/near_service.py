@@ -18,12 +18,63 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import socketserver
+import sys
 import tempfile
 import threading
+import time
 
 MAX_QUERY = 64 * 1024
 READ_TIMEOUT = 10.0  # seconds a client may take to send its query
+PREFIX = "horma-near-"
+STALE_AFTER = 60.0  # seconds: a folder younger than this may belong to a service still binding its socket
+_swept = False
+_sweep_lock = threading.Lock()
+
+
+def sweep_stale() -> int:
+    """Remove the socket folders of services whose process died (kill -9, power loss); how many went.
+
+    A process that exits normally removes its folder, but one killed cannot, and a host serving sandboxes
+    for weeks would gather a folder a kill in the temp directory. A folder is stale when it is this
+    user's, older than :data:`STALE_AFTER`, and nobody answers on its socket. Run once a process, by the
+    first service it starts.
+    """
+    global _swept
+    with _sweep_lock:
+        if _swept:
+            return 0
+        _swept = True
+    gone = 0
+    root = tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(root) if n.startswith(PREFIX)]
+    except OSError:
+        return 0
+    for name in names:
+        folder = os.path.join(root, name)
+        try:
+            st = os.lstat(folder)
+        except OSError:
+            continue
+        if st.st_uid != os.getuid() or time.time() - st.st_mtime < STALE_AFTER or not os.path.isdir(folder):
+            continue
+        if not _answers(os.path.join(folder, "near.sock")):
+            shutil.rmtree(folder, ignore_errors=True)
+            gone += 1
+    return gone
+
+
+def _answers(path: str) -> bool:
+    """Whether a live service listens on ``path`` (connecting is enough: it is never sent a query)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:  # refused (its process died), missing, or not a socket
+            return False
+    return True
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -33,12 +84,14 @@ class _Handler(socketserver.StreamRequestHandler):
         service: NearService = self.server.service  # type: ignore[attr-defined]
         try:
             line = self.rfile.readline(MAX_QUERY + 1)
-        except OSError:
+            if not line:  # connected and closed without a word: another process asking whether this one lives
+                return
+            if len(line) > MAX_QUERY or not line.endswith(b"\n"):
+                self.wfile.write(b"error: the query must be one line of at most 64 KiB\n")
+                return
+            self.wfile.write((service.answer(line.decode("utf-8", "replace").strip()) + "\n").encode("utf-8"))
+        except OSError:  # the client went away: nobody is left to answer
             return
-        if len(line) > MAX_QUERY or not line.endswith(b"\n"):
-            self.wfile.write(b"error: the query must be one line of at most 64 KiB\n")
-            return
-        self.wfile.write((service.answer(line.decode("utf-8", "replace").strip()) + "\n").encode("utf-8"))
 
 
 class _Server(socketserver.UnixStreamServer):
@@ -51,8 +104,9 @@ class NearService:
     """The socket of one sandbox: started with it, answering from ``index_folder``, closed with it."""
 
     def __init__(self, index_folder: str):
+        sweep_stale()
         self.index_folder = index_folder
-        self._dir = tempfile.mkdtemp(prefix="horma-near-")
+        self._dir = tempfile.mkdtemp(prefix=PREFIX)
         os.chmod(self._dir, 0o711)  # the sandbox user (another uid) passes through to the socket
         self.path = os.path.join(self._dir, "near.sock")
         self._server = _Server(self.path, _Handler)
@@ -76,7 +130,15 @@ class NearService:
             return f"error: {type(exc).__name__}: {exc}"
 
     def close(self) -> None:
-        self._server.shutdown()
+        """Stop answering and remove the socket.
+
+        ``shutdown`` waits, without a timeout, for the serving thread to see the request. A sandbox
+        nobody closed is closed by its ``__del__`` while the interpreter exits, when that daemon thread
+        has been stopped for good: the wait never ended and the process hung at exit. The thread is
+        only asked when it can still answer; at exit it goes with the process.
+        """
+        if self._thread.is_alive() and not sys.is_finalizing():
+            self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
         shutil.rmtree(self._dir, ignore_errors=True)

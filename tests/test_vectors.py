@@ -569,6 +569,72 @@ def test_the_meaning_socket_speaks_one_line_each_way_and_refuses_what_is_not_a_q
         service.close()
 
 
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_memory_nobody_closed_lets_its_process_exit(tmp_path, backend):
+    """A script that recalls and ends without close(): the sandbox's __del__ closes its meaning socket while
+    the interpreter exits, when the socket's thread can no longer answer; waiting on it hung the process."""
+    import shutil
+    import tempfile
+
+    if backend != "local":
+        require_backend(backend)
+    # a temp directory of its own, to see what the process leaves in it; reachable by bwrap's sandbox user,
+    # as the system's is (pytest's tmp_path is not: its parent is the runner's alone)
+    tmp = Path(tempfile.mkdtemp(prefix="horma-test-exit-"))
+    tmp.chmod(0o711)
+    try:
+        _exit_without_close(tmp_path, backend, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _exit_without_close(tmp_path: Path, backend: str, tmp: Path) -> None:
+    script = textwrap.dedent(f"""
+        import horma
+        mem = horma.Memory({str(tmp_path / "ws")!r}, sandbox={backend!r})
+        from horma.workspace import Unit
+        texts = {[*DISTRACTORS[:3], PET]!r}
+        mem.record([Unit(f"A:{{i}}", f"2024-01-02 09:{{i:02d}}", "user" if i % 2 else "assistant", t)
+                    for i, t in enumerate(texts, 1)], slug="monday", time="2024-01-02 09:01")
+        print(mem.recall("Which pet do I have?", budget=60).text)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TMPDIR": str(tmp)})
+    assert done.returncode == 0, done.stderr
+    assert "Miso" in done.stdout
+    assert not list(tmp.glob("horma-near-*"))  # the socket's folder went with the process
+
+
+def test_a_killed_processs_socket_folder_is_swept_and_a_live_ones_kept(tmp_path, monkeypatch):
+    """kill -9 leaves a service's folder in the temp directory; the next process's first service removes
+    it, and leaves the folder of a service that still answers."""
+    import tempfile
+
+    from horma.near_service import STALE_AFTER, NearService
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    killed = subprocess.run([sys.executable, "-c", "import os, signal; from horma.near_service import NearService; "
+                             f"NearService({str(tmp_path)!r}); os.kill(os.getpid(), signal.SIGKILL)"], env=env)
+    assert killed.returncode == -signal.SIGKILL
+    (dead,) = tmp.glob("horma-near-*")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    live = NearService(str(tmp_path))
+    try:
+        old = time.time() - STALE_AFTER - 5
+        for folder in (dead, Path(live.path).parent):
+            os.utime(folder, (old, old))
+        sweeper = subprocess.run([sys.executable, "-c", "from horma.near_service import NearService; "
+                                  f"NearService({str(tmp_path)!r}).close()"], env=env, capture_output=True, text=True)
+        assert sweeper.returncode == 0, sweeper.stderr
+        assert not dead.exists()
+        assert Path(live.path).exists()
+        assert _ask(live.path, b"\n") == "error: empty query\n"  # the probe did not disturb it
+    finally:
+        live.close()
+
 # -- how much the words are trusted -------------------------------------------------------------
 SHIN = "Bad news: I have shin splints, and my physical therapist says no running for at least six weeks."
 STOPS = ["Rain made us stop the barbecue early and everyone went inside.",

@@ -25,7 +25,7 @@ from horma.core import index as HI
 from horma.core.dates import query_dates
 from horma.core.index_schema import compact
 from horma.core.notes import citations, format_citation
-from horma.core.search import Searcher
+from horma.core.search import PERSON_BOOST, Searcher
 from horma.core.vectors import CODEC, CODEC_KEY, INT8
 from horma.index import damaged, index_folder, open_index, rebuild
 from horma.resources import CORE, SANDBOX_BIN
@@ -834,6 +834,21 @@ def test_a_first_person_question_leans_toward_first_person_turns(ws: Workspace):
         assert s.rank("Where do I live after the move?")[0].uid == "c:1"
         assert s.rank("What did you say about moving with a dog?")[0].uid == "c:2"
 
+
+
+def test_a_turn_in_no_person_takes_half_the_first_persons_lean(ws: Workspace):
+    """Three turns with the same words, days apart: "I ..." answers "do I" best, a note without a subject
+    ("Now ride ...") next, "you ..." last. With no lean for the subjectless note it tied with "you" and
+    went after it (its path sorts later)."""
+    for day, (slug, text) in enumerate((("a-you", "you ride the red bike"), ("b-none", "now ride the red bike"),
+                                        ("c-first", "i ride the red bike")), 1):
+        archive(ws, [Unit(f"{slug}:1", f"2024-03-0{day} 10:00", "Dana", text)], slug)
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        ranked = s.rank("Which bike do I ride?")
+    assert [h.uid for h in ranked] == ["c-first:1", "b-none:1", "a-you:1"]
+    first, none, you = (h.score for h in ranked)
+    assert none / you == pytest.approx(PERSON_BOOST ** 0.5) and first / you == pytest.approx(PERSON_BOOST)
 
 def test_asking_you_in_a_chat_leans_toward_the_assistants_turns_in_any_person(tmp_path: Path):
     """In a chat with an assistant "you" is the assistant: its recommendation in the first person ("I'd

@@ -63,13 +63,13 @@ CROWD_MIN = 8  # fewer neighbours than this keep the fixed floor
 SEM_ADAPT = 1.0
 COVER_TOP = 20  # lexical matches whose words are checked
 # A question in the first person leans toward turns in the first person, one asking "you" toward turns
-# in the second person (horma.core.text.person): in a user's chat with an assistant, "where do I live?"
-# is answered by the user's "we moved to...", not by the assistant's long reply that repeats the words.
+# in the second person (horma.core.text.person): in a chat with an assistant, "where do I live?" is
+# answered by the user's "we moved to...", not the assistant's long reply repeating the words.
 # Where one side is an assistant (a role label), "you" is that assistant: a question asking "you" leans
 # toward its turns, whatever their pronouns (chats +0.04 at 300), and one in the first person toward the
 # others' first-person turns (chats +0.01-0.03 at 150-200, LongMemEval +0.008 at 1000); by role it lost
-# "several turns" questions (docs/benchmarks.md, session 10). A turn in no person ("Bought an e-Niro")
-# takes the square root: "what car do I drive?" went to "I live in Leeds" in a seven-note memory without it.
+# "several turns" questions (docs/benchmarks.md, session 10). A matched turn in no person ("Bought an
+# e-Niro") takes the root: without, "what car do I drive?" got "I live in Leeds" (docs/benchmarks.md, s18).
 PERSON_BOOST = 3.0
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
 # units the note line cites; the folder names lend a matching note line's score to the units it cites.
@@ -252,26 +252,26 @@ class Searcher:
         paths = {h.seg: h.path for h in ranked}
         asked = ht.asked_person(ht.words(query)) if PERSON_BOOST != 1 else ht.NO_PERSON
         if asked != ht.NO_PERSON and ranked:
-            lean = self._leaning(asked, ranked, person)
+            lean = self._leaning(asked, ranked, person, base)
             for h in ranked:
                 h.score *= lean.get(h.id, 1.0)
         ranked.sort(key=lambda h: (-h.score, h.path, h.lineno))
         return _distinct(ranked + (self._rest_of_sessions(ranked, session, paths) if sessions else []))
 
-    def _leaning(self, asked: int, ranked: list[Hit], person: dict[int, int | None]) -> dict[int, float]:
-        """The factor each ranked unit's score takes from a question asked in the first or second person
-        (``person``: each unit's grammatical person, :func:`horma.core.text.person`); others keep 1.
+    def _leaning(self, asked: int, ranked: list[Hit], person: dict, matched: dict) -> dict[int, float]:
+        """The factor each ranked unit's score takes from a question in the first or second person (``person``:
+        each unit's grammatical person, :func:`horma.core.text.person`); the others keep 1.
 
-        Between people the turn's grammatical person decides (one in none takes half the lean in log
-        terms: :data:`PERSON_BOOST`). Where one side is an assistant, "you" is the assistant: a question
-        asking "you" leans toward its turns whatever their pronouns; and "I" is the one who talks to it,
-        so the assistant's own turns ("I'd suggest...") tell nothing about the asker and get no lean.
+        Between people the turn's person decides; one in none takes half the lean in log terms if ``matched``
+        by its own words or meaning (:data:`PERSON_BOOST`). With an assistant, "you" is it: "you" leans toward
+        its turns whatever their pronouns; "I" is the one who talks to it, whose turns alone get the lean.
         """
         assistants = self.assistants()
         if asked == ht.SECOND and assistants:
             return {h.id: PERSON_BOOST for h in ranked if h.actor in assistants}
         lean = {asked: PERSON_BOOST, ht.NO_PERSON: math.sqrt(PERSON_BOOST)}
-        return {h.id: lean[p] for h in ranked if (p := person.get(h.id)) in lean and h.actor not in assistants}
+        return {h.id: lean[p] for h in ranked if (p := person.get(h.id)) in lean and h.actor not in assistants
+                and (p == asked or h.id in matched)}
 
     def _cover(self, words: list[str], base: dict[int, float]) -> float:
         """The largest share of the query's idf mass one of its best lexical matches holds (0 to 1)."""

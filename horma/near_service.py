@@ -67,13 +67,19 @@ def sweep_stale() -> int:
 
 
 def _answers(path: str) -> bool:
-    """Whether a live service listens on ``path`` (connecting is enough: it is never sent a query)."""
+    """Whether a service may still listen on ``path`` (connecting is enough: it is never sent a query).
+
+    Only a refused connection or a missing socket say its process is gone; a timeout or a full backlog is a
+    busy service, whose folder stays.
+    """
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         probe.settimeout(1.0)
         try:
             probe.connect(path)
-        except OSError:  # refused (its process died), missing, or not a socket
+        except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
             return False
+        except OSError:
+            return True
     return True
 
 

@@ -57,8 +57,8 @@ def build(folder: Path, vecs: np.ndarray, n: int, model_id: str) -> None:
             rows = vecs[ids % len(vecs)].copy()
             copies = np.flatnonzero(ids >= len(vecs))  # a copy: nudge a few components so rows differ
             rows[copies[:, None], rng.integers(0, rows.shape[1], (len(copies), 4))] += 0.03
-            conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)",
-                             [(int(i) + 1, q, scale) for i, (q, scale) in zip(ids, encode(rows), strict=True)])
+            conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?, ?, 0)",
+                             [(int(i) + 1, q) for i, q in zip(ids, encode(rows), strict=True)])
     conn.close()
 
 

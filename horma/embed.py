@@ -227,7 +227,7 @@ class Embedder(Encoder):
                     done.result()
         return out
 
-    def quantize(self, texts: Sequence[str]) -> list[tuple[bytes, float]]:
+    def quantize(self, texts: Sequence[str]) -> list[bytes]:
         """The index's 4-bit code (``horma.vector_codec``): 192 bytes a unit, half of int8's, recall within
         noise on the dev sets (the cosine to a query moves by about 0.004)."""
         return encode(self.embed(texts))

@@ -1,4 +1,4 @@
-"""How the index stores a unit's sentence vector: 4 bits a dimension, two codes a byte, one step per row.
+"""How the index stores a unit's sentence vector: 4 bits a dimension, two codes a byte, a step per row.
 
 Why 4 bits: the vectors were the largest part of the index (int8, 2.0-2.4x the
 raw text's bytes), and the index is meant to stay within 3x the raw text. A
@@ -9,7 +9,8 @@ top-64 neighbours stay the same. The step is a fixed fraction of the row's
 standard deviation, not of its largest component: a sentence vector's few
 large components then clip at +-8 steps, and the many small ones, which carry
 most of the cosine, keep a fine step. A random rotation before quantizing was
-measured too and gained nothing.
+measured too and gained nothing. The step itself is not stored (index version
+12): the reader renormalizes every row, and a row's one step cancels there.
 
 The index names its codec in ``meta`` (``vector_codec``); an index without the
 key holds the int8 code every index before it held (read here, re-coded by the
@@ -33,8 +34,12 @@ CODECS = (CODEC, INT8)
 RECODE_ROWS = 10_000  # rows re-coded at a time: a few MB of numpy however large the index
 
 
-def encode(v: np.ndarray) -> list[tuple[bytes, float]]:
-    """One (code bytes, step) per row of ``v`` (unit-length rows of an even width), as the index stores it."""
+def encode(v: np.ndarray) -> list[bytes]:
+    """One code per row of ``v`` (unit-length rows of an even width), as the index stores it.
+
+    The row's step is not stored (since index version 12; 8 bytes a unit before): the reader renormalizes
+    every row, so a row's step cancels out of every cosine.
+    """
     v = np.asarray(v, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] % 2:
         raise ValueError(f"vectors of an even width expected, got shape {v.shape}")
@@ -42,14 +47,15 @@ def encode(v: np.ndarray) -> list[tuple[bytes, float]]:
     step = np.maximum(v.std(axis=1), 1e-12) * STEP
     codes = np.clip(np.rint(v / step[:, None]), LOW, HIGH).astype(np.int16) - LOW
     packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
-    return [(packed[i].tobytes(), float(step[i])) for i in range(len(v))]
+    return [packed[i].tobytes() for i in range(len(v))]
 
 
-def decode(blobs: Sequence[bytes], scales: Sequence[float], codec: str) -> np.ndarray:
+def decode(blobs: Sequence[bytes], codec: str) -> np.ndarray:
     """Unit-length float32 rows from the stored codes of either codec (``CODEC``, or ``INT8`` of older indexes).
 
     Rows are renormalized: clipping and rounding move a row's length, and the reader takes a dot product
-    with the query as its cosine.
+    with the query as its cosine. A row's step (its ``scale`` column, 0 since version 12) scales all of
+    its codes alike, so the codes alone give the same row.
     """
     n = len(blobs)
     if codec not in CODECS:
@@ -63,7 +69,7 @@ def decode(blobs: Sequence[bytes], scales: Sequence[float], codec: str) -> np.nd
         codes[:, 1::2] = (packed >> 4).astype(np.int8) + LOW
     else:
         codes = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(n, -1)
-    m = codes.astype(np.float32) * np.asarray(scales, dtype=np.float32).reshape(n, 1)
+    m = codes.astype(np.float32)
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
@@ -74,10 +80,10 @@ def recode(conn: sqlite3.Connection, codec: str) -> int:
     (``horma.core.index.SearchIndex``) calls it in its transaction, and names the codec in meta with it.
     """
     last = count = 0
-    while rows := conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ? ORDER BY unit LIMIT ?",
+    while rows := conn.execute("SELECT unit, q FROM vectors WHERE unit > ? ORDER BY unit LIMIT ?",
                                (last, RECODE_ROWS)).fetchall():
-        coded = encode(decode([r[1] for r in rows], [r[2] for r in rows], codec))
-        conn.executemany("UPDATE vectors SET q=?, scale=? WHERE unit=?",
-                         [(q, step, r[0]) for r, (q, step) in zip(rows, coded, strict=True)])
+        coded = encode(decode([r[1] for r in rows], codec))
+        conn.executemany("UPDATE vectors SET q=?, scale=0 WHERE unit=?",
+                         [(q, r[0]) for r, q in zip(rows, coded, strict=True)])
         last, count = rows[-1][0], count + len(rows)
     return count

@@ -76,11 +76,11 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
                                                         (known_top,)).fetchone()[0] != len(t.ids)):
                 t, known_top = Table(model=model, codec=codec), 0
             if len(t.ids) < count:
-                rows = conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ? ORDER BY unit",
+                rows = conn.execute("SELECT unit, q FROM vectors WHERE unit > ? ORDER BY unit",
                                     (known_top,)).fetchall()
                 if rows:
                     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                    m = decode([r[1] for r in rows], [r[2] for r in rows], codec)
+                    m = decode([r[1] for r in rows], codec)
                     t.ids = np.concatenate([t.ids, ids])
                     t.m = m if not len(t.m) else np.concatenate([t.m, m])
             t.counter = counter

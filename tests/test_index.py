@@ -929,7 +929,7 @@ def to_version(db: Path, version: str) -> None:
             conn.execute("COMMIT")
             return
         rows = conn.execute("SELECT unit, q, scale FROM vectors").fetchall()
-        v = decode([r[1] for r in rows], [r[2] for r in rows], CODEC)
+        v = decode([r[1] for r in rows], CODEC)
         scale = np.abs(v).max(axis=1) / 127.0
         q = np.round(v / scale[:, None]).astype(np.int8)
         conn.executemany("UPDATE vectors SET q=?, scale=? WHERE unit=?",
@@ -974,6 +974,41 @@ def _dated_workspace(ws: Workspace) -> str:
     return seg
 
 
+def test_note_lines_are_searched_without_their_citations_and_a_version_11_index_is_indexed_again(ws: Workspace):
+    """A citation's path words are no words of the line: the note search holds none of them. An index of
+    version 11 held them; its upgrade indexes every note line again, so a line dropped later leaves no
+    posting behind (a contentless row deleted with other words than it was built from keeps its own)."""
+    seg = _dated_workspace(ws)
+    cited = f"- the duplex in St. Paul (raw/{seg}/units.log:1)"
+    write(ws, "notes/entities/duplex.md", note("Duplex", [], [cited]))
+    rebuild(ws, full=False)
+    db = index_folder(ws) / HI.DB_NAME
+
+    def matches(word: str) -> int:
+        conn = sqlite3.connect(db)
+        try:
+            return conn.execute("SELECT count(*) FROM note_text WHERE note_text MATCH ?", (word,)).fetchone()[0]
+        finally:
+            conn.close()
+
+    assert matches("duplex") == 1 and matches("units") == 0 and matches("line") == 0
+    with open_index(ws, readonly=True) as s:
+        assert [(p, t) for p, _, t in s.note_lines("duplex paul", 5)] == [("notes/entities/duplex.md", cited)]
+    conn = sqlite3.connect(db, isolation_level=None)  # back to version 11: every line with its citations
+    conn.execute("BEGIN")
+    conn.execute("INSERT INTO note_text(note_text) VALUES('delete-all')")
+    conn.execute("INSERT INTO note_text(rowid, title, body) SELECT l.id, n.title, l.text "
+                 "FROM note_lines l JOIN notes n ON n.id = l.note")
+    conn.execute("UPDATE meta SET value='11' WHERE key='version'")
+    conn.execute("COMMIT")
+    conn.close()
+    assert matches("units") == 1 and matches("line") == 2  # the dated note cites by "(line N)"
+    write(ws, "notes/entities/duplex.md", note("Duplex", [], ["- a garden for the dog"]))
+    rebuild(ws, full=False)  # the upgrade, then the note's old line dropped
+    assert matches("units") == 0 and matches("line") == 0 and matches("paul") == 0
+    assert matches("garden") == 1 and matches("advice") == 1  # the other note, indexed again
+
+
 @pytest.mark.parametrize("version", ["4", "5", "6", "7", "8"])
 def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: Workspace, version: str):
     """Every table's rows are kept; the int8 vectors every version before 8 held are re-coded to 4 bits from
@@ -1009,8 +1044,8 @@ def test_an_index_of_an_older_version_is_upgraded_in_place_keeping_its_rows(ws: 
         assert {len(r[1]) for r in old} == {192}
     else:
         assert {len(r[1]) for r in old} == {384}
-        recoded = encode(decode([r[1] for r in old], [r[2] for r in old], INT8))
-        before["vectors"] = [(r[0], *c) for r, c in zip(old, recoded, strict=True)]
+        recoded = encode(decode([r[1] for r in old], INT8))
+        before["vectors"] = [(r[0], c, 0) for r, c in zip(old, recoded, strict=True)]
     old_size = db.stat().st_size
     with open_index(ws, readonly=True) as s:  # read-only: an old index still searches (no lean without persons)
         assert "c:1" in {h.uid for h in s.rank("Where do I live after the move?")}

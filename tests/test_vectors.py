@@ -95,7 +95,7 @@ class TrigramEncoder(Encoder):
 
     model_id = "trigram-hash-64"
 
-    def quantize(self, texts: Sequence[str]) -> list[tuple[bytes, float]]:
+    def quantize(self, texts: Sequence[str]) -> list[bytes]:
         out = []
         for t in texts:
             v = np.zeros(64, dtype=np.float32)
@@ -234,8 +234,8 @@ def test_4_bit_codes_keep_the_cosine_and_the_nearest():
     exact = e.embed(texts)
     coded = e.quantize(texts)
     assert coded == encode(exact) == encode(exact.copy())  # the same vectors, the same bytes
-    assert all(len(q) == 192 for q, _ in coded)  # two dimensions a byte
-    back = decode([q for q, _ in coded], [s for _, s in coded], CODEC)
+    assert all(len(q) == 192 for q in coded)  # two dimensions a byte
+    back = decode(coded, CODEC)
     assert back.dtype == np.float32 and np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
     assert (back * exact).sum(axis=1).min() >= 0.99
     assert np.abs(back @ back.T - exact @ exact.T).max() < 0.02  # the similarities a ranking uses
@@ -246,11 +246,11 @@ def test_4_bit_codes_keep_the_cosine_and_the_nearest():
 
 def test_the_int8_code_of_older_indexes_still_decodes():
     exact = default_embedder().embed([PET, *DISTRACTORS])
-    q, scale = int8_rows(exact)
-    back = decode(q, scale, INT8)
+    q, _ = int8_rows(exact)
+    back = decode(q, INT8)
     assert (back * exact).sum(axis=1).min() > 0.999
     with pytest.raises(ValueError, match="unknown vector codec"):
-        decode(q, scale, "q2")
+        decode(q, "q2")
 
 
 # -- the vectors in the index --------------------------------------------------------------------
@@ -384,9 +384,9 @@ def test_an_int8_index_is_re_coded_by_the_next_host_write_without_embedding_agai
         rows = conn.execute("SELECT q, scale FROM vectors ORDER BY unit").fetchall()
     finally:
         conn.close()
-    assert rows == encode(decode(q, scale, INT8))  # int8 -> float -> 4 bits
+    assert rows == [(c, 0) for c in encode(decode(q, INT8))]  # int8 -> float -> 4 bits, no step stored
     assert vector_pages(ws) == 1  # compacted after the commit: nine 4-bit rows a page, not the int8 rows' two
-    assert (decode([r[0] for r in rows], [r[1] for r in rows], CODEC) * exact).sum(axis=1).min() >= 0.99
+    assert (decode([r[0] for r in rows], CODEC) * exact).sum(axis=1).min() >= 0.99
     converted = nearest(folder, question)
     assert next(iter(converted)) == best and set(converted) == set(unconverted) and _tables[folder].codec == CODEC
     archive(ws, day_units("B", DISTRACTORS[:2], "2024-01-03"), "two")

@@ -25,7 +25,7 @@ from horma.core.dates import query_dates, says_when
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
 from horma.core.index_vectors import VectorWriter
 from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
-from horma.core.notes import citations, front_matter, note_kind
+from horma.core.notes import citations, front_matter, note_kind, search_text
 from horma.core.vectors import Encoder, embed_text
 
 # The schema's names stay reachable as ``index.X``: the sandbox helpers, the host's index and vector
@@ -204,7 +204,7 @@ class SearchIndex(VectorWriter):
                 continue
             lid = self.conn.execute("INSERT INTO note_lines(note, lineno, text) VALUES(?,?,?)",
                                     (note_id, n + 1, t)).lastrowid
-            self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, t))
+            self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, search_text(t)))
             self._written.add("note_text")
             cited = self._cited_units(t, single)
             if cited:
@@ -233,7 +233,7 @@ class SearchIndex(VectorWriter):
 
     def _drop_line(self, lid: int, title: str, text: str) -> None:
         self.conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
-                          (lid, title, text))
+                          (lid, title, search_text(text)))
         self._written.add("note_text")
         self.conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
         self.conn.execute("DELETE FROM cites WHERE line=?", (lid,))

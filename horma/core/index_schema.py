@@ -16,9 +16,10 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
 - ``notes``/``note_lines``/``cites``: one row per note line, the note's kind
   (its folder under ``notes/``: people, entities, topics, sessions; or
   ``timeline``), and the raw units each line cites; ``note_text`` indexes
-  every line with its note's title. Note lines keep their text because a
-  contentless FTS5 row can only be deleted with the values it was built from.
-- ``vectors``: one sentence vector per unit, 4 bits a dimension (the codec named
+  every line, without its citations, with its note's title. Note lines keep
+  their text because a contentless FTS5 row can only be deleted with the
+  values it was built from.
+- ``vectors``: one sentence vector per unit, 4 bits a dimension, ``scale`` 0 (the codec named
   in ``meta`` as ``vector_codec``; an index without it holds the int8 code of
   versions 4-7, which the host's next write re-codes: ``horma.vector_codec``);
   ``units.person`` the grammatical person of its text (``persons`` is a view of it).
@@ -39,6 +40,7 @@ import sqlite3
 
 from horma.core import talks
 from horma.core.layout import INDEX_ENV
+from horma.core.notes import search_text
 from horma.core.vectors import RULE, RULE_KEY
 
 DB_NAME = "search.db"
@@ -46,12 +48,13 @@ DB_NAME = "search.db"
 # 6: smaller (2 KB pages, the person a column of units, cites and unit_dates keyed without a rowid);
 # 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta;
 # 9: units.says_when (a turn that holds a time expression); 10: updates (a unit's latest later likeness);
-# 11: segments.talk (the conversation a segment belongs to: horma.core.talks)
-SCHEMA_VERSION = "11"
+# 11: segments.talk (the conversation a segment belongs to: horma.core.talks); 12: note lines searched
+# without their citations (horma.core.notes.search_text), vectors without their step (scale 0)
+SCHEMA_VERSION = "12"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {v: "11" for v in ("3", "4", "5", "6", "7", "8", "9", "10")}
+_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11")}
 ENV = INDEX_ENV
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
@@ -165,11 +168,13 @@ def _table_sql(conn: sqlite3.Connection, name: str) -> str:
 def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     """Bring an index of an older version (``_UPGRADES``) to this one in place, keeping every row.
 
-    Versions 8 to 11 rewrite no table, so a version 7 to 10 file is not rewritten here: the host's next
-    write re-codes a version 7 file's int8 vectors and compacts the file then, and links every vector of
-    a file from before 10, whose ``updates`` start empty (``horma.core.index.SearchIndex._vectors_current``).
+    A version 7 to 10 file is not rewritten here: the host's next write re-codes a version 7 file's int8
+    vectors and compacts the file then, and links every vector of a file from before 10, whose ``updates``
+    start empty (``horma.core.index.SearchIndex._vectors_current``).
     Versions 7 and 9 added ``units.asks`` and ``units.says_when`` (the next sync fills them from raw), 11
-    ``segments.talk`` (filled here, from the segments and their units' times).
+    ``segments.talk`` (filled here, from the segments and their units' times); 12 indexes the note lines
+    again without their citations (here, from ``note_lines``) and zeroes the vectors' steps, and the file
+    is compacted after it.
     Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without
     a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction and the file is
     rewritten (VACUUM) after it. Each step checks the table it changes, so a version
@@ -205,6 +210,13 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
         if _table_sql(conn, "persons").startswith("table"):
             conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
             conn.execute("DROP TABLE persons")
+        if _table_sql(conn, "vectors"):  # 12: a row's step cancels in the reader's renormalization
+            conn.execute("UPDATE vectors SET scale=0 WHERE scale != 0")
+        if _table_sql(conn, "note_text"):  # 12: every note line indexed again, without its citations
+            conn.execute("INSERT INTO note_text(note_text) VALUES('delete-all')")
+            conn.executemany("INSERT INTO note_text(rowid, title, body) VALUES(?, ?, ?)", (
+                (lid, title, search_text(text)) for lid, title, text in conn.execute(
+                    "SELECT l.id, n.title, l.text FROM note_lines l JOIN notes n ON n.id = l.note").fetchall()))
         conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
         conn.execute("COMMIT")
     except BaseException:

@@ -73,9 +73,8 @@ class VectorWriter:
                               (str(min(rowids) - 1), LINKS_KEY, min(rowids)))
         for start in range(0, len(texts), EMBED_BATCH):
             coded = self.encoder.quantize(texts[start:start + EMBED_BATCH])
-            self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?,?,?)",
-                                  [(r, q, sc) for r, (q, sc)
-                                   in zip(rowids[start:start + EMBED_BATCH], coded, strict=True)])
+            self.conn.executemany("INSERT OR REPLACE INTO vectors(unit, q, scale) VALUES(?, ?, 0)",
+                                  list(zip(rowids[start:start + EMBED_BATCH], coded, strict=True)))
             self.embedded += len(coded)
 
     def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:

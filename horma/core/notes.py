@@ -8,6 +8,8 @@ this is the tolerant subset the index and ``horma forget`` need, stdlib only.
 
 from __future__ import annotations
 
+import re
+
 
 def note_kind(rel: str) -> str:
     """``notes/people/ada.md`` -> ``people``; ``notes/timeline.md`` -> ``timeline``."""
@@ -52,6 +54,7 @@ def front_matter(text: str) -> tuple[str, list[str], int]:
 
 
 _NOT_IN_PATH = frozenset(" \t\n()[]")
+_CITATION = re.compile(r"\(?raw/[^\s()\[\]]*/units\.log:\d+(?:,\d+)*\)?|\(line \d+\)")
 
 
 def citations(line: str, single_source: str | None = None) -> list[tuple[str, int]]:
@@ -92,6 +95,18 @@ def citations(line: str, single_source: str | None = None) -> list[tuple[str, in
                 out.append((single_source, int(line[k:e])))
             i = line.find("(line ", k)
     return out
+
+
+def search_text(line: str) -> str:
+    """``line`` as the note search indexes it: without its citations (``(raw/<seg>/units.log:N)``, ``:N,M``,
+    ``(line N)``), whose units ``cites`` holds already.
+
+    A citation's path is most of a note line's words, and none of them is what a line says: indexed, they
+    were a fifth of the notes' postings on LoCoMo, and recall was the same without them on every dev set
+    (docs/benchmarks.md, session 18). Insert and delete both read this, so a contentless row is removed
+    with the very values it was built from.
+    """
+    return _CITATION.sub("", line)
 
 
 def format_citation(path: str, *linenos: int) -> str:

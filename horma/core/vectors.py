@@ -34,9 +34,9 @@ class Encoder:
 
     model_id = ""
 
-    def quantize(self, texts: Sequence[str]) -> list[tuple[bytes, float]]:
-        """One (code bytes, step) per text in the index's :data:`CODEC`, as ``horma.vector_codec.encode``
-        makes them from the unit-length float vectors."""
+    def quantize(self, texts: Sequence[str]) -> list[bytes]:
+        """One code per text in the index's :data:`CODEC`, as ``horma.vector_codec.encode`` makes it from
+        the unit-length float vectors."""
         raise NotImplementedError
 
 

@@ -20,6 +20,7 @@ import os
 import shutil
 import socket
 import socketserver
+import stat
 import sys
 import tempfile
 import threading
@@ -31,6 +32,26 @@ PREFIX = "horma-near-"
 STALE_AFTER = 60.0  # seconds: a folder younger than this may belong to a service still binding its socket
 _swept = False
 _sweep_lock = threading.Lock()
+
+
+def socket_root() -> str:
+    """Where socket folders go: the temp directory, unless another user could not pass through it to the
+    socket (a private ``TMPDIR`` such as pam_tmpdir's ``/tmp/user/0``, mode 0700), then ``/tmp``.
+
+    A sandbox user other than the caller's (bwrap run as root) reaches the socket by its host path.
+    """
+    root = tempfile.gettempdir()
+    path = os.path.abspath(root)
+    while True:
+        try:
+            if not os.stat(path).st_mode & stat.S_IXOTH:
+                return "/tmp"
+        except OSError:
+            return "/tmp"
+        parent = os.path.dirname(path)
+        if parent == path:
+            return root
+        path = parent
 
 
 def sweep_stale() -> int:
@@ -47,7 +68,7 @@ def sweep_stale() -> int:
             return 0
         _swept = True
     gone = 0
-    root = tempfile.gettempdir()
+    root = socket_root()
     try:
         names = [n for n in os.listdir(root) if n.startswith(PREFIX)]
     except OSError:
@@ -112,7 +133,7 @@ class NearService:
     def __init__(self, index_folder: str):
         sweep_stale()
         self.index_folder = index_folder
-        self._dir = tempfile.mkdtemp(prefix=PREFIX)
+        self._dir = tempfile.mkdtemp(prefix=PREFIX, dir=socket_root())
         os.chmod(self._dir, 0o711)  # the sandbox user (another uid) passes through to the socket
         self.path = os.path.join(self._dir, "near.sock")
         self._server = _Server(self.path, _Handler)

@@ -15,7 +15,7 @@ import sys
 import textwrap
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -570,26 +570,25 @@ def test_the_meaning_socket_speaks_one_line_each_way_and_refuses_what_is_not_a_q
 
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_memory_nobody_closed_lets_its_process_exit(tmp_path, backend):
-    """A script that recalls and ends without close(): the sandbox's __del__ closes its meaning socket while
-    the interpreter exits, when the socket's thread can no longer answer; waiting on it hung the process."""
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temp directory of a test's own, to see what a process leaves in it, that other users can pass
+    through, as the system's /tmp (pytest's tmp_path is not: its parent is the runner's alone)."""
     import shutil
     import tempfile
 
+    tmp = Path(tempfile.mkdtemp(prefix="horma-test-tmp-", dir="/tmp"))
+    tmp.chmod(0o711)
+    yield tmp
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_memory_nobody_closed_lets_its_process_exit(tmp_path, backend, open_tmp):
+    """A script that recalls and ends without close(): the sandbox's __del__ closes its meaning socket while
+    the interpreter exits, when the socket's thread can no longer answer; waiting on it hung the process."""
     if backend != "local":
         require_backend(backend)
-    # a temp directory of its own, to see what the process leaves in it; reachable by bwrap's sandbox user,
-    # as the system's is (pytest's tmp_path is not: its parent is the runner's alone)
-    tmp = Path(tempfile.mkdtemp(prefix="horma-test-exit-"))
-    tmp.chmod(0o711)
-    try:
-        _exit_without_close(tmp_path, backend, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _exit_without_close(tmp_path: Path, backend: str, tmp: Path) -> None:
     script = textwrap.dedent(f"""
         import horma
         mem = horma.Memory({str(tmp_path / "ws")!r}, sandbox={backend!r})
@@ -600,27 +599,25 @@ def _exit_without_close(tmp_path: Path, backend: str, tmp: Path) -> None:
         print(mem.recall("Which pet do I have?", budget=60).text)
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "TMPDIR": str(tmp)})
+                          env={**os.environ, "TMPDIR": str(open_tmp)})
     assert done.returncode == 0, done.stderr
     assert "Miso" in done.stdout
-    assert not list(tmp.glob("horma-near-*"))  # the socket's folder went with the process
+    assert not list(open_tmp.glob("horma-near-*"))  # the socket's folder went with the process
 
 
-def test_a_killed_processs_socket_folder_is_swept_and_a_live_ones_kept(tmp_path, monkeypatch):
+def test_a_killed_processs_socket_folder_is_swept_and_a_live_ones_kept(tmp_path, monkeypatch, open_tmp):
     """kill -9 leaves a service's folder in the temp directory; the next process's first service removes
     it, and leaves the folder of a service that still answers."""
     import tempfile
 
     from horma.near_service import STALE_AFTER, NearService
 
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    env = {**os.environ, "TMPDIR": str(tmp)}
+    env = {**os.environ, "TMPDIR": str(open_tmp)}
     killed = subprocess.run([sys.executable, "-c", "import os, signal; from horma.near_service import NearService; "
                              f"NearService({str(tmp_path)!r}); os.kill(os.getpid(), signal.SIGKILL)"], env=env)
     assert killed.returncode == -signal.SIGKILL
-    (dead,) = tmp.glob("horma-near-*")
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    (dead,) = open_tmp.glob("horma-near-*")
+    monkeypatch.setattr(tempfile, "tempdir", str(open_tmp))
     live = NearService(str(tmp_path))
     try:
         old = time.time() - STALE_AFTER - 5
@@ -636,24 +633,28 @@ def test_a_killed_processs_socket_folder_is_swept_and_a_live_ones_kept(tmp_path,
         live.close()
 
 
-NOTES = [("2024-01-05 10:00", "I live in Leeds, in a flat on Otley Road."),
-         ("2024-01-05 10:02", "My partner Tiago and I are saving for the wedding, about 400 pounds a month."),
-         ("2024-02-10 19:00", "I started bouldering at the climbing wall on Kirkstall Road, mostly V1 problems."),
-         ("2024-02-10 19:05", "I'm allergic to coconut, so careful with curries."),
-         ("2024-06-20 09:00", "We moved! We now rent a house in Headingley, much closer to the climbing gym."),
-         ("2024-09-01 08:00", "Finally sent my first V4 at the wall last night."),
-         ("2024-10-03 18:00", "Bought a second-hand Kia e-Niro, so no more buses to work.")]
+def test_a_private_temp_directory_puts_the_socket_where_a_sandbox_user_can_reach_it(tmp_path, monkeypatch, open_tmp):
+    """A TMPDIR of mode 0700 (pam_tmpdir's /tmp/user/N): bwrap run as root drops to another user, who
+    could not pass through it to the socket ("search failed: ... Permission denied"); the socket goes to
+    /tmp then, and a temp directory others can pass through is used as it is."""
+    import stat
+    import tempfile
 
+    from horma.near_service import NearService, socket_root
 
-def test_a_new_users_few_notes_answer_a_question_their_best_note_says_without_a_subject(tmp_path):
-    """Seven notes added one at a time, as `horma add` does: "What car do I drive?" is answered by the
-    subjectless "Bought a second-hand Kia e-Niro", its nearest note by meaning; the first person's lean
-    used to hand it "I live in Leeds" instead."""
-    with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
-        for n, (when, text) in enumerate(NOTES, 1):
-            mem.record([Unit(f"n{n}", when, "me", text)], slug="notes", time=when)
-        got = mem.recall("What car do I drive?", budget=60)
-    assert got.refs and got.refs[0] == "n7", got.text
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    assert socket_root() == "/tmp"
+    service = NearService(str(tmp_path))
+    try:
+        folder = Path(service.path).parent
+        assert folder.parent == Path("/tmp") and folder.stat().st_mode & stat.S_IXOTH
+    finally:
+        service.close()
+    assert not folder.exists()
+    monkeypatch.setattr(tempfile, "tempdir", str(open_tmp))
+    assert socket_root() == str(open_tmp)
 
 # -- how much the words are trusted -------------------------------------------------------------
 SHIN = "Bad news: I have shin splints, and my physical therapist says no running for at least six weeks."

@@ -656,6 +656,26 @@ def test_a_private_temp_directory_puts_the_socket_where_a_sandbox_user_can_reach
     monkeypatch.setattr(tempfile, "tempdir", str(open_tmp))
     assert socket_root() == str(open_tmp)
 
+
+NOTES = [("2024-01-05 10:00", "I live in Leeds, in a flat on Otley Road."),
+         ("2024-01-05 10:02", "My partner Tiago and I are saving for the wedding, about 400 pounds a month."),
+         ("2024-02-10 19:00", "I started bouldering at the climbing wall on Kirkstall Road, mostly V1 problems."),
+         ("2024-02-10 19:05", "I'm allergic to coconut, so careful with curries."),
+         ("2024-06-20 09:00", "We moved! We now rent a house in Headingley, much closer to the climbing gym."),
+         ("2024-09-01 08:00", "Finally sent my first V4 at the wall last night."),
+         ("2024-10-03 18:00", "Bought a second-hand Kia e-Niro, so no more buses to work.")]
+
+
+def test_a_new_users_few_notes_answer_a_question_their_best_note_says_without_a_subject(tmp_path):
+    """Seven notes added one at a time, as `horma add` does: "What car do I drive?" is answered by the
+    subjectless "Bought a second-hand Kia e-Niro", its nearest note by meaning; the first person's lean
+    used to hand it "I live in Leeds" instead."""
+    with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
+        for n, (when, text) in enumerate(NOTES, 1):
+            mem.record([Unit(f"n{n}", when, "me", text)], slug="notes", time=when)
+        got = mem.recall("What car do I drive?", budget=60)
+    assert got.refs and got.refs[0] == "n7", got.text
+
 # -- how much the words are trusted -------------------------------------------------------------
 SHIN = "Bad news: I have shin splints, and my physical therapist says no running for at least six weeks."
 STOPS = ["Rain made us stop the barbecue early and everyone went inside.",

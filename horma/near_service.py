@@ -54,8 +54,8 @@ def socket_root() -> str:
         path = parent
 
 
-def sweep_stale() -> int:
-    """Remove the socket folders of services whose process died (kill -9, power loss); how many went.
+def sweep_stale() -> None:
+    """Remove the socket folders of services whose process died (kill -9, power loss).
 
     A process that exits normally removes its folder, but one killed cannot, and a host serving sandboxes
     for weeks would gather a folder a kill in the temp directory. A folder is stale when it is this
@@ -65,14 +65,13 @@ def sweep_stale() -> int:
     global _swept
     with _sweep_lock:
         if _swept:
-            return 0
+            return
         _swept = True
-    gone = 0
     root = socket_root()
     try:
         names = [n for n in os.listdir(root) if n.startswith(PREFIX)]
     except OSError:
-        return 0
+        return
     for name in names:
         folder = os.path.join(root, name)
         try:
@@ -83,8 +82,6 @@ def sweep_stale() -> int:
             continue
         if not _answers(os.path.join(folder, "near.sock")):
             shutil.rmtree(folder, ignore_errors=True)
-            gone += 1
-    return gone
 
 
 def _answers(path: str) -> bool:

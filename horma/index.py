@@ -38,6 +38,7 @@ def open_index(workspace: Workspace, readonly: bool = False) -> Iterator:
                 conn.close()
         else:
             with hi.SearchIndex.open(folder, default_embedder()) as idx:
+                idx.fill_flags(str(workspace.root))
                 yield idx
     except (hi.IndexError_, EmbedError) as exc:
         raise WorkspaceError(str(exc)) from None

@@ -10,7 +10,8 @@ a small context. What ties it to the March turn is its likeness to it.
 
 So for each unit the index keeps the latest later unit (of a later session:
 within one talk, :mod:`horma.core.talks`, a conversation goes on) of the same actor among its nearest
-whose vector is at least :data:`UPDATE_SIM` near it: the ``updates`` table. :mod:`horma.core.updates`
+whose vector is at least :data:`UPDATE_SIM` near it, or :data:`CHANGE_SIM` when the later unit says
+that something changed (``units.changes``): the ``updates`` table. :mod:`horma.core.updates`
 follows a link when a question asks for the current state. An assistant's
 turns get no links: its facts are not the ones that change.
 
@@ -43,6 +44,12 @@ from horma.vectors import loaded
 # 0.55 and 0.5 also linked a later remark on the same subject ("the e-Niro did the trip to the Lakes")
 # to the turn that says the value ("we've bought a second-hand e-Niro") and lost it at 150 tokens.
 UPDATE_SIM = 0.6
+# A later turn that says something changed (horma.core.updates.says_change: "We moved! We now rent a house
+# in Headingley") updates one it is only somewhat like ("I live in Leeds, in a flat on Otley Road": 0.52).
+# 0.5 on the dev sets (docs/benchmarks.md, session 19): held-out chats +0.013 at 8 of 9 budgets, held-out 2
+# +0.01 at 100-200, the assistant chats -0.01 at 100 (a "new circuit" took an oven's place), the others
+# unchanged; 0.45 also lost a LongMemEval knowledge update at 250 and 500.
+CHANGE_SIM = 0.5
 CHUNK = 256  # new units compared at a time: CHUNK x (units in the archive) floats however large it is
 # A unit's likeness is sought among its nearest NEIGHBOURS only: a long archive holds many turns alike
 # ("Thanks!", a repeated plan), and taking every pair of them above UPDATE_SIM cost Python work that grew
@@ -77,21 +84,24 @@ def link_pending(conn: sqlite3.Connection) -> int:
     if not len(table.ids):
         return 0
     fresh = np.nonzero(table.ids > done)[0]
-    pairs: set[tuple[int, int]] = set()
+    pairs: dict[tuple[int, int], float] = {}  # (new unit, neighbour) -> their likeness
     k = min(NEIGHBOURS + 1, len(table.ids))  # with the unit itself
     for start in range(0, len(fresh), CHUNK):
         rows = fresh[start:start + CHUNK]
         with _BLAS.limit(limits=1, user_api="blas"):
             sims = table.m[rows] @ table.m.T
         nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        near = np.nonzero(np.take_along_axis(sims, nearest, axis=1) >= UPDATE_SIM)
-        pairs.update((int(table.ids[rows[i]]), int(table.ids[nearest[i, j]])) for i, j in zip(*near, strict=True))
+        taken = np.take_along_axis(sims, nearest, axis=1)
+        for i, j in zip(*np.nonzero(taken >= CHANGE_SIM), strict=True):
+            pairs[int(table.ids[rows[i]]), int(table.ids[nearest[i, j]])] = float(taken[i, j])
     info = _units(conn, {u for pair in pairs for u in pair})
     best: dict[int, int] = {}  # an earlier unit -> its latest update
-    for a, b in pairs:
+    for (a, b), sim in pairs.items():
         if a not in info or b not in info or info[a][0] != info[b][0] or info[a][2] == info[b][2]:
             continue  # another speaker's, or the same session's: a conversation goes on, it does not update
         early, late = sorted((a, b), key=lambda u: (info[u][1], u))
+        if sim < UPDATE_SIM and not info[late][3]:
+            continue  # only somewhat alike, and the later one says no change
         if early not in best or (info[late][1], late) > (info[best[early]][1], best[early]):
             best[early] = late
     conn.execute("BEGIN IMMEDIATE")
@@ -113,9 +123,10 @@ def link_pending(conn: sqlite3.Connection) -> int:
     return len(fresh)
 
 
-def _units(conn: sqlite3.Connection, ids: set[int]) -> dict[int, tuple[str, str, int]]:
-    """Unit id -> (actor, time, talk) for ``ids``, an assistant's units left out (they get no links)."""
-    return {i: (a, t, talk) for i, a, t, talk in conn.execute(
-        f"SELECT u.id, u.actor, u.time, {talk_column(conn)} FROM units u JOIN segments s ON s.id = u.seg "
-        "WHERE u.id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),))
+def _units(conn: sqlite3.Connection, ids: set[int]) -> dict[int, tuple[str, str, int, int]]:
+    """Unit id -> (actor, time, talk, says a change) for ``ids``, an assistant's units left out (they get
+    no links)."""
+    return {i: (a, t, talk, changes or 0) for i, a, t, talk, changes in conn.execute(
+        f"SELECT u.id, u.actor, u.time, {talk_column(conn)}, u.changes FROM units u JOIN segments s "
+        "ON s.id = u.seg WHERE u.id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),))
         if a.casefold() not in ht.ASSISTANT_ROLES}

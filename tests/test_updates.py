@@ -114,27 +114,65 @@ def test_links_of_an_earlier_rule_are_made_anew(tmp_path: Path) -> None:
     assert ("p:1", "a:1") in links and ("p:1", "p:3") not in links
 
 
-@pytest.mark.parametrize("per_turn", [False, True])
-def test_an_index_of_version_10_keeps_its_links_unless_a_talk_spans_segments(tmp_path: Path, per_turn: bool) -> None:
-    """Version 10 linked across segments; 11 across talks. Where every talk is one segment the two rules make
-    the same links, which the upgrade keeps (a relink of 10^5 units takes minutes); an archive recorded a
-    message at a time is linked anew."""
-    ws = Workspace.init(tmp_path / "ws")
-    for units, slug in ((SPRING, "spring"), (TALK, "talk"), (AUTUMN, "autumn")):
-        for batch in ([[u] for u in units] if per_turn else [units]):
-            archive(ws, batch, slug)
-            rebuild(ws, full=False)
-    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
-    conn.execute("ALTER TABLE segments DROP COLUMN talk")
-    conn.execute("DELETE FROM meta WHERE key=?", (RULE_KEY,))
-    conn.execute("UPDATE meta SET value='10' WHERE key='version'")
-    conn.execute("INSERT OR REPLACE INTO updates(unit, later) SELECT a.id, b.id FROM units a, units b "
-                 "WHERE a.uid = 't:1' AND b.uid = 't:3'")  # as version 10 linked a talk recorded a turn a record
+# Where someone lives, told twice half a year apart. Either later turn is only somewhat like the first
+# (cosine 0.52 and 0.54, under UPDATE_SIM); one of them says that something changed.
+LEEDS = Unit("h:1", "2024-01-05 10:00", "user", "I live in Leeds, in a flat on Otley Road.")
+MOVED = Unit("m:1", "2024-06-20 09:00", "user", "We moved! We now rent a house in Headingley, much closer to "
+                                                "the climbing gym.")
+RENT = Unit("r:1", "2024-06-20 09:00", "user", "We rent a house in Headingley, much closer to the climbing gym.")
+
+
+def _home(root: Path, later: Unit) -> Workspace:
+    ws = Workspace.init(root)
+    for unit, slug in ((LEEDS, "leeds"), (later, "later")):
+        archive(ws, [unit], slug)
+        rebuild(ws, full=False)
+    return ws
+
+
+def test_a_later_turn_that_says_a_change_updates_one_it_is_only_somewhat_like(tmp_path: Path) -> None:
+    """ "We moved! We now rent..." shares no word with "I live in Leeds" that a question about where one
+    lives would use, and is too unlike it for UPDATE_SIM; its words say it changed something, and then its
+    likeness is enough (CHANGE_SIM). The same likeness without them links nothing."""
+    moved, rent = _home(tmp_path / "moved", MOVED), _home(tmp_path / "rent", RENT)
+    assert _links(moved) == {("h:1", "m:1")}
+    assert _links(rent) == set()
+    with open_index(moved, readonly=True) as s:
+        assert s.rank("Where do I live now?")[0].uid == "m:1"
+        assert s.rank("Where do I live?")[0].uid == "h:1"  # not asked about the present: as ranked
+
+
+@pytest.mark.parametrize("synced", [True, False])
+def test_an_index_of_version_12_says_its_changes_and_is_linked_anew_at_the_next_write(tmp_path: Path,
+                                                                                      synced: bool) -> None:
+    """Version 13 keeps whether a unit says a change (``units.changes``), and links by it (rule 3): the first
+    host write of an older index reads the flag of every unit back from raw, then links the archive anew,
+    with or without a sync. Read-only, as hsearch reads it, the older file ranks with the links it has."""
+    ws = _home(tmp_path / "ws", MOVED)
+    db = index_folder(ws) / index_schema.DB_NAME
+    conn = sqlite3.connect(db)
+    conn.execute("ALTER TABLE units DROP COLUMN changes")
+    conn.execute("UPDATE meta SET value='12' WHERE key='version'")
+    conn.execute("UPDATE meta SET value='2' WHERE key=?", (RULE_KEY,))
+    conn.execute("DELETE FROM updates")  # rule 2 did not link them
     conn.commit()
     conn.close()
-    rebuild(ws, full=False)
-    assert (("t:1", "t:3") in _links(ws)) is not per_turn  # kept as it was, or made anew
-    assert ("p:1", "a:1") in _links(ws)
+    with open_index(ws, readonly=True) as s:
+        assert s.rank("Where do I live now?")[0].uid == "h:1"
+    if synced:
+        rebuild(ws, full=False)
+    else:  # as a manager's record indexes its segment: no sync
+        rel = archive(ws, SUMMER[:1], "summer")
+        with open_index(ws) as idx, idx.transaction():
+            idx.add_segment(rel, ws.resolve(rel).read_text())
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("13",)
+        assert conn.execute("SELECT uid FROM units WHERE changes = 1").fetchall() == [("m:1",)]
+        assert conn.execute("SELECT count(*) FROM units WHERE changes IS NULL").fetchone() == (0,)
+    finally:
+        conn.close()
+    assert ("h:1", "m:1") in _links(ws)
 
 
 def test_a_question_about_the_present_gets_the_newest_value_first(tmp_path: Path) -> None:

@@ -666,15 +666,19 @@ NOTES = [("2024-01-05 10:00", "I live in Leeds, in a flat on Otley Road."),
          ("2024-10-03 18:00", "Bought a second-hand Kia e-Niro, so no more buses to work.")]
 
 
-def test_a_new_users_few_notes_answer_a_question_their_best_note_says_without_a_subject(tmp_path):
-    """Seven notes added one at a time, as `horma add` does: "What car do I drive?" is answered by the
+def test_a_new_users_few_notes_answer_what_they_drive_and_where_they_live_now(tmp_path):
+    """Seven notes added one at a time, as `horma add` does. "What car do I drive?" is answered by the
     subjectless "Bought a second-hand Kia e-Niro", its nearest note by meaning; the first person's lean
-    used to hand it "I live in Leeds" instead."""
+    used to hand it "I live in Leeds" instead. "Where do I live now?" is answered by "We moved! We now rent
+    a house in Headingley", which says a change and so updates the Leeds note it is only somewhat like
+    (horma.update_links.CHANGE_SIM): it used to get the Leeds note, whose words it shares."""
     with horma.Memory(tmp_path / "ws", sandbox="local") as mem:
         for n, (when, text) in enumerate(NOTES, 1):
             mem.record([Unit(f"n{n}", when, "me", text)], slug="notes", time=when)
-        got = mem.recall("What car do I drive?", budget=60)
-    assert got.refs and got.refs[0] == "n7", got.text
+        car = mem.recall("What car do I drive?", budget=60)
+        home = mem.recall("Where do I live now?", budget=30)
+    assert car.refs and car.refs[0] == "n7", car.text
+    assert home.refs == ["n5"], home.text
 
 # -- how much the words are trusted -------------------------------------------------------------
 SHIN = "Bad news: I have shin splints, and my physical therapist says no running for at least six weeks."

@@ -26,6 +26,7 @@ from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOK
 from horma.core.index_vectors import VectorWriter
 from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
 from horma.core.notes import citations, front_matter, note_kind, search_text
+from horma.core.updates import says_change
 from horma.core.vectors import Encoder, embed_text
 
 # The schema's names stay reachable as ``index.X``: the sandbox helpers, the host's index and vector
@@ -121,7 +122,7 @@ class SearchIndex(VectorWriter):
                     tokens = ht.words(body)
                     units.append((seg_id, lineno, offset, uid, actor, time, ht.count_tokens(f"{uid} {actor}: {body}"),
                                   zlib.crc32(body.encode("utf-8")), ht.person(tokens), ht.asks(body),
-                                  says_when(tokens)))
+                                  says_when(tokens), says_change(tokens)))
                     bodies.append(body)
                     if actor:
                         actors.add(actor)
@@ -132,8 +133,8 @@ class SearchIndex(VectorWriter):
         rowids: list[int] = []
         for values, body in zip(units, bodies, strict=True):
             rowid = self.conn.execute(
-                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person, asks, says_when) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?)", values).lastrowid
+                "INSERT INTO units(seg, lineno, offset, uid, actor, time, cost, digest, person, asks, says_when, "
+                "changes) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", values).lastrowid
             self.conn.execute("INSERT INTO unit_text(rowid, body) VALUES(?, ?)", (rowid, body))
             self._written.add("unit_text")
             rowids.append(int(rowid or 0))  # an INSERT into a rowid table always sets it
@@ -146,23 +147,31 @@ class SearchIndex(VectorWriter):
         self._seg_ids[rel] = seg_id
         return True
 
+    def fill_flags(self, root: str) -> None:
+        """Read the flags an upgrade added to the units indexed before it (``index_schema.FILL_KEY``) from
+        raw, once, in a transaction of its own: the links made after its commit read them."""
+        if self.conn.execute("SELECT 1 FROM meta WHERE key=?", (schema.FILL_KEY,)).fetchone() is not None:
+            with self.transaction():
+                self._fill_persons(root)
+
     def _fill_persons(self, root: str) -> None:
-        """The grammatical person (version 5), the question mark (version 7) and the time expression
-        (version 8) of units indexed before them, read back from raw."""
+        """The grammatical person (version 5), the question mark (version 7), the time expression
+        (version 9) and the change said (version 13) of units indexed before them, read back from raw."""
         missing = self.conn.execute(
-            "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
-            "WHERE u.person IS NULL OR u.asks IS NULL OR u.says_when IS NULL ORDER BY u.id").fetchall()
+            "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg WHERE u.person IS NULL "
+            "OR u.asks IS NULL OR u.says_when IS NULL OR u.changes IS NULL ORDER BY u.id").fetchall()
         files: dict = {}
         try:
             for rowid, path, offset in missing:
                 unit = ht.parse_unit(read_line(root, path, offset, files))
                 tokens = ht.words(unit[3]) if unit else []
-                self.conn.execute("UPDATE units SET person=?, asks=?, says_when=? WHERE id=?",
+                self.conn.execute("UPDATE units SET person=?, asks=?, says_when=?, changes=? WHERE id=?",
                                   (ht.person(tokens) if unit else ht.NO_PERSON,
-                                   ht.asks(unit[3]) if unit else 0, says_when(tokens), rowid))
+                                   ht.asks(unit[3]) if unit else 0, says_when(tokens), says_change(tokens), rowid))
         finally:
             for fh in files.values():
                 fh.close()
+        self.conn.execute("DELETE FROM meta WHERE key=?", (schema.FILL_KEY,))
 
     # -- notes ----------------------------------------------------------------
     def put_note(self, rel: str, text: str) -> None:

@@ -41,7 +41,7 @@ import sqlite3
 from horma.core import talks
 from horma.core.layout import INDEX_ENV
 from horma.core.notes import search_text
-from horma.core.vectors import RULE, RULE_KEY
+from horma.core.vectors import RULE_KEY
 
 DB_NAME = "search.db"
 # 2: years, unit_dates (date routing); 3: units.digest (repeated texts); 4: vectors; 5: persons;
@@ -49,13 +49,15 @@ DB_NAME = "search.db"
 # 7: units.asks (a turn that ends in a question); 8: vectors at 4 bits, the codec in meta;
 # 9: units.says_when (a turn that holds a time expression); 10: updates (a unit's latest later likeness);
 # 11: segments.talk (the conversation a segment belongs to: horma.core.talks); 12: note lines searched
-# without their citations (horma.core.notes.search_text), vectors without their step (scale 0)
-SCHEMA_VERSION = "12"
+# without their citations (horma.core.notes.search_text), vectors without their step (scale 0);
+# 13: units.changes (a turn that says something changed: horma.core.updates.says_change)
+SCHEMA_VERSION = "13"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11")}
+_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12")}
 ENV = INDEX_ENV
+FILL_KEY = "fill_flags"  # in meta while units indexed before a column came have it NULL
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Bytes a database page holds. A workspace of a few sessions pays about 25 b-trees of at least a page
 # each (tables, their indexes, FTS5's shadow tables): at SQLite's default 4 KB that fixed cost alone was
@@ -83,7 +85,8 @@ CREATE TABLE IF NOT EXISTS segments(id INTEGER PRIMARY KEY, path TEXT NOT NULL U
 CREATE TABLE IF NOT EXISTS units(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL, lineno INTEGER NOT NULL,
                                  offset INTEGER NOT NULL, uid TEXT NOT NULL, actor TEXT NOT NULL,
                                  time TEXT NOT NULL, cost INTEGER NOT NULL, digest INTEGER NOT NULL,
-                                 person INTEGER, asks INTEGER, says_when INTEGER);
+                                 person INTEGER, asks INTEGER, says_when INTEGER,
+                                 changes INTEGER);
 CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
 CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
 CREATE VIEW IF NOT EXISTS persons(unit, person) AS SELECT id, person FROM units WHERE person IS NOT NULL;
@@ -174,7 +177,8 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     Versions 7 and 9 added ``units.asks`` and ``units.says_when`` (the next sync fills them from raw), 11
     ``segments.talk`` (filled here, from the segments and their units' times); 12 indexes the note lines
     again without their citations (here, from ``note_lines``) and zeroes the vectors' steps, and the file
-    is compacted after it.
+    is compacted after it; 13 added ``units.changes`` (the next sync fills it, and the host's next write
+    links every unit again: ``horma.core.vectors.RULE``).
     Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without
     a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction and the file is
     rewritten (VACUUM) after it. Each step checks the table it changes, so a version
@@ -196,23 +200,24 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
         if units and "person" not in units:
             conn.execute("ALTER TABLE units ADD COLUMN person INTEGER")
         columns = {r[1] for r in conn.execute("PRAGMA table_info(units)")}
-        for column in ("asks", "says_when"):  # 7 and 9: sync fills them
-            if units and column not in columns:
+        for column in ("asks", "says_when", "changes"):  # 7, 9 and 13: filled from raw by the host's next
+            if units and column not in columns:  # write open (SearchIndex.fill_flags)
                 conn.execute(f"ALTER TABLE units ADD COLUMN {column} INTEGER")
+                conn.execute("INSERT OR REPLACE INTO meta VALUES(?, '1')", (FILL_KEY,))
         segments = _table_sql(conn, "segments")
         if segments and "talk" not in segments:  # 11: every segment's talk, from the rows as they are
             conn.execute("ALTER TABLE segments ADD COLUMN talk INTEGER")
             talks.assign_all(conn)
             if not conn.execute("SELECT 1 FROM segments WHERE talk != id LIMIT 1").fetchone():
-                # a talk a segment: the links of version 10 are the ones its rule makes, kept (a relink of
+                # a talk a segment: the links of version 10 are the ones rule 2 makes, kept (a relink of
                 # 10^5 units takes minutes); an archive recorded a message at a time is linked anew
-                conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (RULE_KEY, RULE))
+                conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (RULE_KEY, "2"))
         if _table_sql(conn, "persons").startswith("table"):
             conn.execute("UPDATE units SET person = (SELECT p.person FROM persons p WHERE p.unit = units.id)")
             conn.execute("DROP TABLE persons")
-        if _table_sql(conn, "vectors"):  # 12: a row's step cancels in the reader's renormalization
+        if int(version) < 12 and _table_sql(conn, "vectors"):  # 12: a step cancels in the reader's renormalization
             conn.execute("UPDATE vectors SET scale=0 WHERE scale != 0")
-        if _table_sql(conn, "note_text"):  # 12: every note line indexed again, without its citations
+        if int(version) < 12 and _table_sql(conn, "note_text"):  # 12: every note line indexed again, uncited
             conn.execute("INSERT INTO note_text(note_text) VALUES('delete-all')")
             conn.executemany("INSERT INTO note_text(rowid, title, body) VALUES(?, ?, ?)", (
                 (lid, title, search_text(text)) for lid, title, text in conn.execute(
@@ -222,7 +227,7 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    if version not in ("7", "8", "9", "10"):
+    if version not in ("7", "8", "9", "10", "12"):
         compact(conn)
 
 

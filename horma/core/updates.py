@@ -5,8 +5,9 @@ what a question asked in the present wants. Its words and its meaning find the
 turn that named the fact first (the one that says "Portuguese"); the turn that
 changed it later often shares neither ("I've signed up for the improvers'
 class"). The index links each turn to the latest later turn of the same
-speaker that is much like it (``updates``, written by the host with the
-vectors: :mod:`horma.update_links`). For a question that asks about the
+speaker that is much like it, or somewhat like it when the later turn says
+that something changed (:func:`says_change`; ``updates``, written by the host
+with the vectors: :mod:`horma.update_links`). For a question that asks about the
 asker's present (first person, "now", "currently", "these days", "at the moment"), each
 of the best few turns gives its place to its latest update, and itself moves a
 few places down: the earlier value stays in a context with room, after the
@@ -28,6 +29,11 @@ NOW = frozenset(("now", "current", "currently", "nowadays", "still", "anymore"))
 PHRASES = (frozenset(("these", "days")), frozenset(("at", "the", "moment")))  # "now" in other words
 # A question about an earlier value, or one that dates itself, asks for what the old turn says.
 EARLIER = frozenset(("previous", "previously", "before", "earlier", "used", "originally", "first", "last"))
+# Words with which a turn says that something changed ("we moved", "no longer", "switched to", "I've
+# left the choir", "changed her mind again"): such a later turn updates an earlier one it is only
+# somewhat like (horma.update_links.CHANGE_SIM), where its likeness alone would not say so.
+CHANGE_WORDS = frozenset(("now", "anymore", "longer", "switched", "changed", "new", "instead", "quit",
+                          "stopped", "left", "moved", "replaced", "started", "again"))
 TOP = 3  # the best turns (not an assistant's) whose updates are followed
 # Where a turn that gave its place to its update goes: behind the sixth (measured on the dev sets,
 # docs/benchmarks.md, session 14). Right behind its update, it spent a small budget twice on one subject
@@ -41,6 +47,11 @@ def asks_now(words: list[str]) -> bool:
     if not (have & NOW or any(have >= p for p in PHRASES)) or have & EARLIER:
         return False
     return ht.asked_person(words) == ht.FIRST and not query_dates(words)
+
+
+def says_change(words: list[str]) -> int:
+    """1 when a turn (its words, lower-cased) says that something changed (:data:`CHANGE_WORDS`)."""
+    return int(not CHANGE_WORDS.isdisjoint(words))
 
 
 def newest_first(conn: sqlite3.Connection, ranked: list[Hit], assistants: set[str]) -> list[Hit]:

@@ -20,9 +20,10 @@ INT8 = "int8"
 # In meta once every stored vector has its ``updates`` links (horma.update_links): an index from before
 # version 10 has vectors and no links, and the host's next write links them all.
 LINKS_KEY = "update_links"
-# The rule the stored links were made by (2: another talk, horma.core.talks); links of another are made anew.
+# The rule the stored links were made by (2: another talk, horma.core.talks; 3: a later unit that says a
+# change links at a lower likeness, horma.update_links.CHANGE_SIM); links of another are made anew.
 RULE_KEY = "update_rule"
-RULE = "2"
+RULE = "3"
 
 
 class Encoder:

@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fill", action="store_true",
                    help="fill the budget past the matches with the best sessions' other turns (hsearch --fill)")
     p.add_argument("--layers", default="default",
-                   help="note layers the ranking routes through: default (dates), none, or a comma list of "
-                        + ",".join(search.LAYERS) + " (the notes ablation)")
+                   help="note layers the ranking routes through: default (" + ",".join(search.DEFAULT_LAYERS)
+                        + "), none, or a comma list of " + ",".join(search.LAYERS) + " (the notes ablation)")
     p.add_argument("--per-turn", action="store_true",
                    help="build each workspace a record a turn (a client recording each message as it comes); "
                         "give it a --workdir of its own")

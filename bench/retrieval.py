@@ -238,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--methods", default=",".join(ALL_METHODS), help="comma list of horma,bm25,dense,hybrid")
     p.add_argument("--categories", default="2,4,5", help="LoCoMo categories to ask (default 2,4,5)")
     p.add_argument("--layers", default="default",
-                   help="note layers hsearch routes through: default (its own: dates), none (raw lines only), all, "
-                        "or a comma list of dates,people,entities,topics,sessions,timeline (for ablations)")
+                   help="note layers hsearch routes through: default (its own: dates) or none (raw lines only): "
+                        "the notes ablation")
     p.add_argument("--cut", type=int, default=0,
                    help="stop at lines scoring below PCT percent of the best one (0: fill the budget)")
     p.add_argument("--semantic", default="on", choices=("on", "off"),

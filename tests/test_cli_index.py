@@ -33,11 +33,11 @@ def ws(tmp_path: Path) -> Workspace:
     rels = [archive(ws, units(f"Q{k}", [*quokka_texts(12, k), "an unrelated turn about tea"],
                               day=f"2023-03-{10 + k:02d}"), f"quokka-{k}") for k in range(4)]
     seg0 = rels[0].split("/")[1]
-    write(ws, "notes/entities/quokka.md", note("Quokka", [rels[0]], [
+    write(ws, "notes/trips/quokka.md", note("Quokka", [rels[0]], [
         "- the quokka smiled at the lantern (line 2)", f"- quokka by the violin (raw/{seg0}/units.log:3)",
         "- a quokka census (line 4)"]))
-    write(ws, "notes/people/ann.md", note("Ann", [rels[1]], ["- saw a quokka near the orchard (line 5)"]))
-    write(ws, "notes/topics/tea.md", note("Tea", [rels[2]], ["- tea at the harbour (line 13)"]))
+    write(ws, "notes/friends/ann.md", note("Ann", [rels[1]], ["- saw a quokka near the orchard (line 5)"]))
+    write(ws, "notes/drinks/tea.md", note("Tea", [rels[2]], ["- tea at the harbour (line 13)"]))
     return ws
 
 
@@ -85,7 +85,7 @@ def test_index_json_counts_then_only_changes(ws: Workspace):
     assert out["index_bytes"] == (index_folder(ws) / DB).stat().st_size > 0
     again = index_json(ws)
     assert (again["segments"], again["notes"], again["removed"], again["embedded"]) == (0, 3, 0, 0)
-    (ws.root / "notes/topics/tea.md").unlink()
+    (ws.root / "notes/drinks/tea.md").unlink()
     archive(ws, units("Q9", ["a late quokka"]), "late")
     third = index_json(ws)
     assert (third["segments"], third["notes"], third["removed"], third["embedded"]) == (1, 2, 1, 1)
@@ -266,7 +266,7 @@ def test_notes_appends_the_best_note_lines(indexed: Workspace):
 
 def test_bad_arguments_and_no_matches(indexed: Workspace):
     one_error_line(hsearch(indexed, "--layers", "bogus", "quokka"), 2, "hsearch: unknown layer 'bogus'")
-    one_error_line(hsearch(indexed, "--layers", "people,bogus", "quokka"), 2, "unknown layer 'bogus'")
+    one_error_line(hsearch(indexed, "--layers", "dates,bogus", "quokka"), 2, "unknown layer 'bogus'")
     one_error_line(hsearch(indexed), 2, "hsearch: no query given")
     one_error_line(hsearch(indexed, "-n", "5"), 2, "hsearch: no query given")
     one_error_line(hsearch(indexed, "-n", "five", "quokka"), 2, "-n needs a non-negative whole number")
@@ -281,7 +281,7 @@ def test_bad_arguments_and_no_matches(indexed: Workspace):
 
 def test_hsearch_finds_the_workspace_from_a_subfolder(indexed: Workspace):
     top = hsearch(indexed, "-n", "1", "--notes", "0", "quokka violin")
-    sub = hsearch(indexed, "-n", "1", "--notes", "0", "quokka violin", cwd=indexed.root / "notes" / "entities")
+    sub = hsearch(indexed, "-n", "1", "--notes", "0", "quokka violin", cwd=indexed.root / "notes" / "trips")
     assert top.returncode == 0 and sub.stdout == top.stdout and len(rows(top.stdout)) == 1
 
 

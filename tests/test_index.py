@@ -186,7 +186,7 @@ def test_note_edits_touch_only_the_lines_that_changed(ws: Workspace):
     a = "- Kayak repair: patched the hull with epoxy (line 2)"
     b = f"- Moored at the marina (raw/{seg}/units.log:2)"
     c = "- Sold to a neighbour for ninety dollars (line 1)"
-    rel = "notes/entities/kayak.md"
+    rel = "notes/boats/kayak.md"
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:
         conn = idx.conn
         s = Searcher(conn)
@@ -239,8 +239,8 @@ def test_note_edits_touch_only_the_lines_that_changed(ws: Workspace):
 
 def test_removed_notes_leave_no_rows_and_sync_drops_notes_deleted_on_disk(ws: Workspace):
     rel1 = archive(ws, units("S1", SEG1), "first")
-    gone = "notes/topics/garden.md"
-    kept = "notes/people/ann.md"
+    gone = "notes/garden/basil.md"
+    kept = "notes/friends/ann.md"
     write(ws, gone, note("Garden", [rel1], ["- basil seedlings on the windowsill (line 3)"]))
     write(ws, kept, note("Ann", [rel1], ["- rides a tandem (line 1)"]))
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:
@@ -273,18 +273,18 @@ def test_incremental_index_equals_a_rebuild(ws: Workspace, tmp_path: Path):
     rel1 = archive(ws, units("S1", SEG1), "first")
     seg1 = rel1.split("/")[1]
     folder = str(index_folder(ws))
-    write(ws, "notes/entities/kayak.md", note("Kayak", [rel1], ["- leaks (line 2)", "- tandem (line 1)"]))
-    write(ws, "notes/timeline.md", note("Timeline", [], [f"- 2023-01-02 basil (raw/{seg1}/units.log:3)"]))
+    write(ws, "notes/boats/kayak.md", note("Kayak", [rel1], ["- leaks (line 2)", "- tandem (line 1)"]))
+    write(ws, "notes/diary.md", note("Timeline", [], [f"- 2023-01-02 basil (raw/{seg1}/units.log:3)"]))
     with HI.SearchIndex.open(folder) as idx:
         idx.sync(str(ws.root))
         rel2 = archive(ws, units("S2", SEG2), "second")
         seg2 = rel2.split("/")[1]
-        write(ws, "notes/entities/kayak.md", note("Kayaks", [rel1], ["- leaks badly (line 2)", "- tandem (line 1)"]))
-        write(ws, "notes/timeline.md", note("Timeline", [], [f"- 2023-01-02 basil (raw/{seg1}/units.log:3)",
+        write(ws, "notes/boats/kayak.md", note("Kayaks", [rel1], ["- leaks badly (line 2)", "- tandem (line 1)"]))
+        write(ws, "notes/diary.md", note("Timeline", [], [f"- 2023-01-02 basil (raw/{seg1}/units.log:3)",
                                                              f"- 2023-01-02 airship (raw/{seg2}/units.log:1)"]))
-        write(ws, "notes/topics/air.md", note("Air", [rel2], ["- zeppelin (line 1)", "- pilots (line 2)"]))
+        write(ws, "notes/sky/air.md", note("Air", [rel2], ["- zeppelin (line 1)", "- pilots (line 2)"]))
         idx.sync(str(ws.root))
-        (ws.root / "notes/entities/kayak.md").unlink()
+        (ws.root / "notes/boats/kayak.md").unlink()
         idx.sync(str(ws.root))
         incremental = fingerprint(idx.conn)
     other = tmp_path / "fresh"
@@ -312,7 +312,7 @@ def test_incremental_writes_keep_the_index_near_its_compacted_size(ws: Workspace
             rels.append(archive(ws, units(f"S{i}", [f"Trip {i}: we paddled the kayak past buoy{i} at dawn",
                                                     f"The tide near cove{i} turned early that day"]), f"trip-{i}"))
             body = [f"- trip {j} (raw/{rels[j].split('/')[1]}/units.log:1), {i - j} trips ago" for j in range(i + 1)]
-            write(ws, "notes/topics/trips.md", note("Trips", [], body))
+            write(ws, "notes/log/trips.md", note("Trips", [], body))
             idx.sync(str(ws.root))
         conn = idx.conn
         assert conn.execute("PRAGMA auto_vacuum").fetchone() == (2,)  # incremental
@@ -389,7 +389,7 @@ def test_thousands_of_write_transactions_leave_a_sound_index(tmp_path: Path):
         for i in range(2100):
             with idx.transaction():
                 idx.add_segment(f"raw/s{i}/units.log", f"s{i}:1 | 2024-01-01 10:00 | Ann: trip {i} past buoy{i}\n")
-                idx.put_note("notes/topics/trips.md", note("Trips", [], [f"- latest trip {i}"]))
+                idx.put_note("notes/log/trips.md", note("Trips", [], [f"- latest trip {i}"]))
         conn = idx.conn
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         fts_ok(conn)
@@ -468,7 +468,7 @@ def big_segments(ws: Workspace, n: int, per: int) -> None:
 
 def test_kill_in_the_middle_of_a_transaction_leaves_the_previous_state(ws: Workspace, tmp_path: Path):
     rel1 = archive(ws, units("S1", SEG1), "first")
-    write(ws, "notes/entities/kayak.md", note("Kayak", [rel1], ["- leaks (line 2)"]))
+    write(ws, "notes/boats/kayak.md", note("Kayak", [rel1], ["- leaks (line 2)"]))
     folder = index_folder(ws)
     rebuild(ws)
     with HI.SearchIndex.open(str(folder)) as idx:
@@ -554,7 +554,7 @@ def test_an_exception_inside_a_transaction_rolls_it_back(ws: Workspace):
 def indexed_ws(root: Path) -> tuple[Workspace, str]:
     ws = Workspace.init(root)
     rel1 = archive(ws, units("S1", SEG1), "first")
-    write(ws, "notes/entities/kayak.md", note("Kayak", [rel1], ["- leaks at the dock (line 2)"]))
+    write(ws, "notes/boats/kayak.md", note("Kayak", [rel1], ["- leaks at the dock (line 2)"]))
     rebuild(ws)
     return ws, rel1
 
@@ -572,7 +572,7 @@ def test_read_only_open_of_a_read_only_folder_searches_and_writes_nothing(tmp_pa
         try:
             s = Searcher(conn)
             assert first(s.rank("kayak")) == (rel1, 2, "S1:2")
-            assert s.note_lines("leaks dock", 3) == [("notes/entities/kayak.md", 8, "- leaks at the dock (line 2)")]
+            assert s.note_lines("leaks dock", 3) == [("notes/boats/kayak.md", 8, "- leaks at the dock (line 2)")]
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
             for sql in ("INSERT INTO meta VALUES('x', 'y')", "DELETE FROM units",
                         "INSERT INTO unit_text(rowid, body) VALUES(99, 'intruder')"):
@@ -659,10 +659,10 @@ def test_hsearch_reads_and_hindex_cannot_write_in_the_read_view(tmp_path: Path, 
         assert (r.exit_code, r.output) == (0, want)
         r = box.exec("hsearch -n 0 --notes 1 leaks dock")
         assert r.exit_code == 0
-        assert r.output.splitlines()[-1] == "notes/entities/kayak.md:8:- leaks at the dock (line 2)"
+        assert r.output.splitlines()[-1] == "notes/boats/kayak.md:8:- leaks at the dock (line 2)"
         r = box.exec("cd notes && hsearch -n 1 --notes 0 basil")  # from a subfolder too
         assert (r.exit_code, r.output) == (0, f"{rel1}:3:S1:3 | 2023-01-02 10:03 | Ann: We planted basil seedlings\n")
-        write(ws, "notes/topics/late.md", note("Late", [rel1], ["- a gondola ride (line 1)"]))  # not indexed yet
+        write(ws, "notes/trips/late.md", note("Late", [rel1], ["- a gondola ride (line 1)"]))  # not indexed yet
         r = box.exec("hindex")
         assert r.exit_code == 1 and r.output.startswith("hindex: cannot update the index in /opt/horma/index: "), r
         assert r.output.endswith("(run it in the write view)\n") and len(r.output.splitlines()) == 1, r.output
@@ -690,46 +690,50 @@ def test_hindex_works_in_the_write_view(tmp_path: Path, backend: str):
     body = f"- choir rehearsal after the bike repair (raw/{seg}/units.log:1)"
     text = note("Choir", [rel1], [body])
     with open_sandbox(ws.root, backend, "write", limits=Limits(timeout=20)) as box:
-        r = box.exec("mkdir -p notes/topics && cat > notes/topics/choir.md <<'EOF'\n" + text + "EOF")
+        r = box.exec("mkdir -p notes/hobbies && cat > notes/hobbies/choir.md <<'EOF'\n" + text + "EOF")
         assert r.exit_code == 0, r.output
         r = box.exec("hindex")
         assert (r.exit_code, r.output) == (
             0, "indexed 0 new raw segment(s) and 2 note(s); dropped 0 deleted note(s)\n")
         r = box.exec("hsearch -n 0 --notes 2 choir rehearsal")
-        assert (r.exit_code, r.output) == (0, f"notes/topics/choir.md:8:{body}\n")
+        assert (r.exit_code, r.output) == (0, f"notes/hobbies/choir.md:8:{body}\n")
         assert box.exec("ls $HORMA_INDEX").output == f"{HI.DB_NAME}\n"
     with open_index(ws, readonly=True) as s:  # the host reads what the sandbox wrote
-        assert s.note_lines("choir", 5) == [("notes/topics/choir.md", 8, body)]
+        assert s.note_lines("choir", 5) == [("notes/hobbies/choir.md", 8, body)]
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:  # and can still write it
         assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0, "embedded": 0}
-        assert cited(idx.conn, "notes/topics/choir.md") == {8: ["S1:1"]}
+        assert cited(idx.conn, "notes/hobbies/choir.md") == {8: ["S1:1"]}
 
 
-# -- 4. routing through a note's citations -----------------------------------------------------
+# -- 4. what a note line gives the index ---------------------------------------------------------
 ROUTE_SEG = ["We met at the old lighthouse cafe", "It rained the whole afternoon", "Then we drove home"]
+DATED = "- the picnic in the storm, the day before = 1 January 2023 (line 2)"
 
 
-@pytest.mark.parametrize("form", ["line", "path"])
-def test_a_unit_reachable_only_through_a_note_citation(ws: Workspace, form: str):
+def test_a_regenerated_page_is_indexed_for_the_lines_that_date_a_unit_and_a_written_note_whole(ws: Workspace):
+    """A page the manager regenerates (people, entities, topics, sessions, timeline) points back at raw
+    lines the index holds already: only a line that dates a unit it cites ("the day before = 1 January
+    2023") adds to them, and only such lines are indexed; a page without one has no row. A note someone
+    wrote is indexed whole, and a dated question leans toward the unit its line dates."""
     rel1 = archive(ws, units("R1", ROUTE_SEG), "route")
-    archive(ws, units("R2", ["A quiet evening with tea", "Reading by the fire"]), "other")
-    cite = "(line 2)" if form == "line" else f"({rel1}:2)"
-    text = note("Trip log", [rel1], [f"- thunderstorm drenched the picnic {cite}", "- a mural of gulls"])
-    write(ws, "notes/entities/trip.md", text)
+    archive(ws, units("R2", ["A quiet evening with tea", "Reading by the fire"], day="2023-01-05"), "other")
+    write(ws, "notes/entities/trip.md", note("Trip log", [rel1], ["- thunderstorm drenched the picnic (line 2)",
+                                                                  DATED]))
+    write(ws, "notes/people/ann.md", note("Ann", [rel1], ["- Ann (line 1)", "- Ann (line 3)"]))
+    write(ws, "notes/trips/storm.md", note("Storm", [rel1], ["- thunderstorm drenched the picnic (line 2)"]))
     rebuild(ws)
-    raw = (ws.root / rel1).read_text().lower()
-    assert "thunderstorm" not in raw and "picnic" not in raw
-    q = "thunderstorm picnic"
     with open_index(ws, readonly=True) as s:
-        conn = s.conn
-        routed = Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank(q)
-        assert first(routed) == (rel1, 2, "R1:2")
-        assert [(h.path, h.lineno, h.uid) for h in matched(routed)] == [(rel1, 2, "R1:2")]
-        assert Searcher(conn, layers=(), note_weights={"entities": 1.0}).rank(q) == []
-        assert Searcher(conn, layers=("people",), note_weights={"entities": 1.0, "people": 1.0}).rank(q) == []
-        assert Searcher(conn, layers=("entities",), note_weights={"entities": 0.0}).rank(q) == []
-        # a note line that matches but cites nothing routes nowhere
-        assert Searcher(conn, layers=("entities",), note_weights={"entities": 1.0}).rank("mural gulls") == []
+        assert s.note_lines("thunderstorm picnic", 5) == [("notes/trips/storm.md", 8, "- thunderstorm drenched "
+                                                                                     "the picnic (line 2)"),
+                                                          ("notes/entities/trip.md", 9, DATED)]
+        assert [p for (p,) in s.conn.execute("SELECT path FROM notes ORDER BY path")] == [
+            "notes/entities/trip.md", "notes/trips/storm.md"]
+        assert cited(s.conn, "notes/entities/trip.md") == {9: ["R1:2"]}
+        assert s.conn.execute("SELECT u.uid, d.day FROM unit_dates d JOIN units u ON u.id = d.unit").fetchall() == [
+            ("R1:2", "2023-01-01")]
+        assert first(s.rank("What happened on 1 January 2023?")) == (rel1, 2, "R1:2")
+        assert [h.uid for h in s.rank("What happened on 1 January 2023?") if h.score > 0] == ["R1:2"]
+        assert [h.uid for h in Searcher(s.conn, layers=()).rank("What happened on 1 January 2023?")] == []
 
 
 def test_line_citations_need_a_note_with_one_source(ws: Workspace):
@@ -737,12 +741,10 @@ def test_line_citations_need_a_note_with_one_source(ws: Workspace):
     rel2 = archive(ws, units("R2", ["A quiet evening with tea", "Reading by the fire"]), "other")
     seg2 = rel2.split("/")[1]
     text = note("Both", [rel1, rel2], ["- thunderstorm (line 2)", f"- fireside novel (raw/{seg2}/units.log:2)"])
-    write(ws, "notes/entities/both.md", text)
+    write(ws, "notes/trips/both.md", text)
     rebuild(ws)
     with open_index(ws, readonly=True) as s:
-        routed = Searcher(s.conn, layers=("entities",), note_weights={"entities": 1.0})
-        assert routed.rank("thunderstorm") == []  # "(line 2)" of which source? neither
-        assert [(h.path, h.lineno) for h in matched(routed.rank("novel"))] == [(rel2, 2)]
+        assert cited(s.conn, "notes/trips/both.md") == {11: ["R2:2"]}  # "(line 2)" of which source? neither
 
 
 def test_citation_lists_round_trip():
@@ -980,7 +982,7 @@ def test_note_lines_are_searched_without_their_citations_and_a_version_11_index_
     posting behind (a contentless row deleted with other words than it was built from keeps its own)."""
     seg = _dated_workspace(ws)
     cited = f"- the duplex in St. Paul (raw/{seg}/units.log:1)"
-    write(ws, "notes/entities/duplex.md", note("Duplex", [], [cited]))
+    write(ws, "notes/homes/duplex.md", note("Duplex", [], [cited]))
     rebuild(ws, full=False)
     db = index_folder(ws) / HI.DB_NAME
 
@@ -993,7 +995,7 @@ def test_note_lines_are_searched_without_their_citations_and_a_version_11_index_
 
     assert matches("duplex") == 1 and matches("units") == 0 and matches("line") == 0
     with open_index(ws, readonly=True) as s:
-        assert [(p, t) for p, _, t in s.note_lines("duplex paul", 5)] == [("notes/entities/duplex.md", cited)]
+        assert [(p, t) for p, _, t in s.note_lines("duplex paul", 5)] == [("notes/homes/duplex.md", cited)]
     conn = sqlite3.connect(db, isolation_level=None)  # back to version 11: every line with its citations
     conn.execute("BEGIN")
     conn.execute("INSERT INTO note_text(note_text) VALUES('delete-all')")
@@ -1002,11 +1004,56 @@ def test_note_lines_are_searched_without_their_citations_and_a_version_11_index_
     conn.execute("UPDATE meta SET value='11' WHERE key='version'")
     conn.execute("COMMIT")
     conn.close()
-    assert matches("units") == 1 and matches("line") == 2  # the dated note cites by "(line N)"
-    write(ws, "notes/entities/duplex.md", note("Duplex", [], ["- a garden for the dog"]))
+    assert matches("units") == 1 and matches("line") == 1  # the dated line of the session note: "(line N)"
+    write(ws, "notes/homes/duplex.md", note("Duplex", [], ["- a garden for the dog"]))
     rebuild(ws, full=False)  # the upgrade, then the note's old line dropped
     assert matches("units") == 0 and matches("line") == 0 and matches("paul") == 0
-    assert matches("garden") == 1 and matches("advice") == 1  # the other note, indexed again
+    assert matches("garden") == 1 and matches("february") == 1  # the other note's dated line, indexed again
+
+
+def test_an_index_of_version_13_keeps_of_a_regenerated_page_only_the_lines_that_date_a_unit(ws: Workspace):
+    """Version 13 indexed every line of every note and kept a table of years. Its upgrade drops, with their
+    postings and citations, the lines of the manager's pages that date no unit, and the pages left with
+    none, keeps every note someone wrote, and drops the years (the time index holds them): a dated
+    question without its year ranks as before."""
+    seg = _dated_workspace(ws)
+    write(ws, "notes/homes/duplex.md", note("Duplex", [], [f"- the duplex in St. Paul (raw/{seg}/units.log:1)"]))
+    rebuild(ws, full=False)
+    db = index_folder(ws) / HI.DB_NAME
+    asked = ["What happened on 29 February?", "What did Dana do in March?"]
+    with open_index(ws, readonly=True) as s:
+        before = [[h.uid for h in s.rank(q)] for q in asked]
+    assert before[0][0] == "c:1" and before[1][0] == "c:1"
+    conn = sqlite3.connect(db, isolation_level=None)  # back to version 13: a people page and the undated line
+    conn.execute("BEGIN")
+    page = conn.execute("INSERT INTO notes(path, kind, title) VALUES('notes/people/dana.md', 'people', 'Dana')")
+    move = conn.execute("SELECT id FROM notes WHERE path='notes/sessions/move.md'").fetchone()[0]
+    for note_id, title, text in ((page.lastrowid, "Dana", "- Dana moved (line 1)"),
+                                 (move, "Move", "- the dog advice (line 2), see also (line 1)")):
+        line = conn.execute("INSERT INTO note_lines(note, lineno, text) VALUES(?, 9, ?)", (note_id, text)).lastrowid
+        conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?, ?, ?)", (line, title, text.split(" (")[0]))
+        conn.execute("INSERT INTO cites(line, unit) SELECT ?, id FROM units WHERE uid='c:1'", (line,))
+    conn.execute("CREATE TABLE years(year INTEGER PRIMARY KEY)")
+    conn.execute("INSERT INTO years VALUES(2024)")
+    conn.execute("UPDATE meta SET value='13' WHERE key='version'")
+    conn.execute("COMMIT")
+    assert conn.execute("SELECT count(*) FROM note_text WHERE note_text MATCH 'advice OR dana'").fetchone() == (2,)
+    conn.close()
+    with open_index(ws):  # the host's next write open
+        pass
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("14",)
+        assert conn.execute("SELECT count(*) FROM note_text WHERE note_text MATCH 'advice OR dana'").fetchone() == (0,)
+        assert [p for (p,) in conn.execute("SELECT path FROM notes ORDER BY path")] == [
+            "notes/homes/duplex.md", "notes/sessions/move.md"]
+        assert conn.execute("SELECT count(*) FROM cites").fetchone() == (2,)  # the dated line's, the duplex's
+        assert conn.execute("SELECT name FROM sqlite_master WHERE name='years'").fetchone() is None
+        fts_ok(conn)
+    finally:
+        conn.close()
+    with open_index(ws, readonly=True) as s:
+        assert [[h.uid for h in s.rank(q)] for q in asked] == before
 
 
 @pytest.mark.parametrize("version", ["4", "5", "6", "7", "8"])

@@ -42,7 +42,7 @@ def units(session: int, time: str, lines: list[tuple[str, str]]) -> list[Unit]:
 
 
 SESSION_1 = units(1, "2024-01-10 09:00", [
-    ("Ana", "I finally bought a sailboat, her name is Gull."),
+    ("Ana", "I finally bought a sailboat yesterday, her name is Gull."),
     ("Ben", "Congratulations! Where will you keep her?"),
     ("Ana", "At the marina in Porto, berth 14."),
 ])
@@ -346,7 +346,8 @@ def test_llm_manager_writes_notes_and_a_failed_run_is_retried(tmp_path):
     assert Manager(ws).pending_segments() == []
     found = subprocess.run(["hsearch", "-n", "0", "--", "Gull marina"], cwd=ws.root, capture_output=True, text=True,
                            env={"PATH": f"{SANDBOX_BIN}:/usr/bin:/bin", "HOME": str(ws.root)})
-    assert "notes/people/ana.md" in found.stdout and "T1:3" in found.stdout, found.stdout + found.stderr
+    # the raw lines rank; a manager's page (notes/people/) is read as a file, and indexed for the dates it adds
+    assert "T1:3" in found.stdout.splitlines()[0] and "notes/" not in found.stdout, found.stdout + found.stderr
     assert "sk-ant-test" not in "".join(p.read_text(errors="replace") for p in ws.root.rglob("*") if p.is_file())
 
 

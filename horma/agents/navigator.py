@@ -6,10 +6,10 @@ and records every action in the trajectory format an LLM retriever writes,
 so its traces can later teach a small retriever. It selects raw lines, with
 their provenance, and the lines of notes someone wrote (an agent's
 preferences note, a person's own page) that answer the question; the notes
-the manager regenerates from raw only route. They take part through ``hsearch``: entity notes route a query to the
-raw lines they cite, dates the session notes anchored route a dated question
-to the turns they happened in; the context ends with the matches (``hsearch --budget`` leaves the rest of
-the best sessions out); ``layers`` picks the note layers (for ablations).
+the manager regenerates from raw only route. They take part through ``hsearch``: dates the session notes
+anchored route a dated question to the turns they happened in; the context ends with the matches
+(``hsearch --budget`` leaves the rest of the best sessions out); ``layers`` picks the note layers (for
+ablations).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
              page_chars: int = PAGE_CHARS, semantic: bool = True) -> None:
     """Fill ``context`` with the raw turns ``hsearch`` ranks best, page by page, then ``done``.
 
-    ``layers`` names the note layers hsearch may route through (None: its default, all).
+    ``layers`` names the note layers hsearch may route through (None: its default, dates; () none).
     ``cut`` (percent) stops at lines scoring below that share of the best one instead of
     filling the budget: fewer tokens and a higher Jaccard for some recall.
     ``page_chars`` caps each hsearch page (smaller pages: more calls, shorter

@@ -24,7 +24,7 @@ from horma.core import text as ht
 from horma.core.dates import query_dates, says_when
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
 from horma.core.index_vectors import VectorWriter
-from horma.core.layout import NOTES_DIR, RAW_DIR, inside, read_line, segment_file
+from horma.core.layout import MANAGER_KINDS, NOTES_DIR, RAW_DIR, inside, read_line, segment_file
 from horma.core.notes import citations, front_matter, note_kind, search_text
 from horma.core.updates import says_change
 from horma.core.vectors import Encoder, embed_text
@@ -141,8 +141,6 @@ class SearchIndex(VectorWriter):
         if self.encoder is not None and rowids and self._vectors_current():
             self._put_vectors(rowids, [embed_text(u[4], b) for u, b in zip(units, bodies, strict=True)])
         self.conn.executemany("INSERT OR IGNORE INTO actors(name) VALUES(?)", [(a,) for a in actors])
-        years = {u[5][:4] for u in units if u[5][:4].isdigit()}
-        self.conn.executemany("INSERT OR IGNORE INTO years(year) VALUES(?)", [(int(y),) for y in years])
         self.conn.execute("UPDATE segments SET size=?, lines=? WHERE id=?", (len(data), lines, seg_id))
         self._seg_ids[rel] = seg_id
         return True
@@ -179,17 +177,18 @@ class SearchIndex(VectorWriter):
 
         A page that gains a source grows its front matter and shifts every body
         line: matched by text, those lines only get their new line number.
+        A page the manager regenerates (``layout.MANAGER_KINDS``) is indexed only for the lines that date a
+        unit they cite ("yesterday = 7 May 2023"): the rest of it points back at raw lines the index holds
+        already, and is read as a file (docs/benchmarks.md, session 19). A note without such a line has no row.
         """
         title, sources, body_start = front_matter(text)
         kind = note_kind(rel)
+        regenerated = kind in MANAGER_KINDS
         lines = text.split("\n")
         row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()
         old: dict[str, list[tuple[int, int]]] = {}  # text -> [(row id, line number)]
-        if row is None:
-            note_id = self.conn.execute("INSERT INTO notes(path, kind, title) VALUES(?,?,?)",
-                                        (rel, kind, title)).lastrowid
-        else:
-            note_id = row[0]
+        note_id = row[0] if row else None
+        if row is not None:
             for lid, n, t in self.conn.execute("SELECT id, lineno, text FROM note_lines WHERE note=?", (note_id,)):
                 old.setdefault(t, []).append((lid, n))
             if row[1] != title:  # every row carries the title: re-index them all
@@ -211,26 +210,33 @@ class SearchIndex(VectorWriter):
                 if was != n + 1:
                     moved.append((n + 1, lid))
                 continue
+            days = {f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "") for y, mo, d in query_dates(ht.words(t)) if y}
+            if regenerated and not days:
+                continue
+            cited = self._cited_units(t, single)
+            # a day the unit was said on is its own time already (units.time): only a date the note adds
+            # ("yesterday = 7 May 2023") is worth a row
+            dated = [(u, day) for u, when in cited for day in days if not when.startswith(day)]
+            if regenerated and not dated:
+                continue
+            if note_id is None:
+                note_id = self.conn.execute("INSERT INTO notes(path, kind, title) VALUES(?,?,?)",
+                                            (rel, kind, title)).lastrowid
             lid = self.conn.execute("INSERT INTO note_lines(note, lineno, text) VALUES(?,?,?)",
                                     (note_id, n + 1, t)).lastrowid
             self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, search_text(t)))
             self._written.add("note_text")
-            cited = self._cited_units(t, single)
-            if cited:
-                self.conn.executemany("INSERT OR IGNORE INTO cites(line, unit) VALUES(?,?)",
-                                      [(lid, u) for u, _ in cited])
-                days = {f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "")
-                        for y, mo, d in query_dates(ht.words(t)) if y}
-                # a day the unit was said on is its own time already (units.time): only a date the
-                # note adds ("yesterday = 7 May 2023") is worth a row
-                self.conn.executemany("INSERT OR IGNORE INTO unit_dates(line, unit, day) VALUES(?,?,?)",
-                                      [(lid, u, day) for u, when in cited for day in days
-                                       if not when.startswith(day)])
+            self.conn.executemany("INSERT OR IGNORE INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u, _ in cited])
+            self.conn.executemany("INSERT OR IGNORE INTO unit_dates(line, unit, day) VALUES(?,?,?)",
+                                  [(lid, u, day) for u, day in dated])
         for t, rows in old.items():  # lines no longer in the note
             for lid, _ in rows:
                 self._drop_line(lid, title, t)
         if moved:
             self.conn.executemany("UPDATE note_lines SET lineno=? WHERE id=?", moved)
+        if note_id is not None and not self.conn.execute("SELECT 1 FROM note_lines WHERE note=? LIMIT 1",
+                                                         (note_id,)).fetchone():
+            self.conn.execute("DELETE FROM notes WHERE id=?", (note_id,))
 
     def remove_note(self, rel: str) -> None:
         row = self.conn.execute("SELECT id, title FROM notes WHERE path=?", (rel,)).fetchone()
@@ -282,7 +288,7 @@ class SearchIndex(VectorWriter):
         before = self.embedded
         with self.transaction():
             if rebuild:
-                for table in ("segments", "units", "actors", "years", "notes", "note_lines", "cites",
+                for table in ("segments", "units", "actors", "notes", "note_lines", "cites",
                               "unit_dates", "vectors"):
                     self.conn.execute(f"DELETE FROM {table}")
                 self._unlink_all()

@@ -14,11 +14,13 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   ``units.id``): the text itself stays in ``raw/``, so the index holds only
   postings and a query reads the lines it prints at their byte offsets.
 - ``notes``/``note_lines``/``cites``: one row per note line, the note's kind
-  (its folder under ``notes/``: people, entities, topics, sessions; or
-  ``timeline``), and the raw units each line cites; ``note_text`` indexes
-  every line, without its citations, with its note's title. Note lines keep
-  their text because a contentless FTS5 row can only be deleted with the
-  values it was built from.
+  (its folder under ``notes/``), and the raw units each line cites; every
+  line of a note someone wrote, and of a page the manager regenerates
+  (people, entities, topics, sessions, timeline, state) only the lines that
+  date a unit they cite (``unit_dates``); ``note_text`` indexes them, without
+  their citations, with their note's title. Note lines keep their text
+  because a contentless FTS5 row can only be deleted with the values it was
+  built from.
 - ``vectors``: one sentence vector per unit, 4 bits a dimension, ``scale`` 0 (the codec named
   in ``meta`` as ``vector_codec``; an index without it holds the int8 code of
   versions 4-7, which the host's next write re-codes: ``horma.vector_codec``);
@@ -39,7 +41,7 @@ import os
 import sqlite3
 
 from horma.core import talks
-from horma.core.layout import INDEX_ENV
+from horma.core.layout import INDEX_ENV, MANAGER_KINDS
 from horma.core.notes import search_text
 from horma.core.vectors import RULE_KEY
 
@@ -50,12 +52,14 @@ DB_NAME = "search.db"
 # 9: units.says_when (a turn that holds a time expression); 10: updates (a unit's latest later likeness);
 # 11: segments.talk (the conversation a segment belongs to: horma.core.talks); 12: note lines searched
 # without their citations (horma.core.notes.search_text), vectors without their step (scale 0);
-# 13: units.changes (a turn that says something changed: horma.core.updates.says_change)
-SCHEMA_VERSION = "13"
+# 13: units.changes (a turn that says something changed: horma.core.updates.says_change); 14: of a page
+# the manager regenerates, only the lines that date a unit (horma.core.index.SearchIndex.put_note), and
+# no years table (horma.core.search.Searcher._years reads them off the time index)
+SCHEMA_VERSION = "14"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12")}
+_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13")}
 ENV = INDEX_ENV
 FILL_KEY = "fill_flags"  # in meta while units indexed before a column came have it NULL
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -91,7 +95,6 @@ CREATE INDEX IF NOT EXISTS units_by_line ON units(seg, lineno);
 CREATE INDEX IF NOT EXISTS units_by_time ON units(time);
 CREATE VIEW IF NOT EXISTS persons(unit, person) AS SELECT id, person FROM units WHERE person IS NOT NULL;
 CREATE TABLE IF NOT EXISTS actors(name TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS years(year INTEGER PRIMARY KEY);
 CREATE VIRTUAL TABLE IF NOT EXISTS unit_text USING fts5(body, content='', tokenize='{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
                                  title TEXT NOT NULL);
@@ -178,7 +181,8 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     ``segments.talk`` (filled here, from the segments and their units' times); 12 indexes the note lines
     again without their citations (here, from ``note_lines``) and zeroes the vectors' steps, and the file
     is compacted after it; 13 added ``units.changes`` (the next sync fills it, and the host's next write
-    links every unit again: ``horma.core.vectors.RULE``).
+    links every unit again: ``horma.core.vectors.RULE``); 14 keeps, of the pages the manager regenerates,
+    only the lines that date a unit (here; the file is compacted after it).
     Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without
     a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction and the file is
     rewritten (VACUUM) after it. Each step checks the table it changes, so a version
@@ -222,12 +226,24 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
             conn.executemany("INSERT INTO note_text(rowid, title, body) VALUES(?, ?, ?)", (
                 (lid, title, search_text(text)) for lid, title, text in conn.execute(
                     "SELECT l.id, n.title, l.text FROM note_lines l JOIN notes n ON n.id = l.note").fetchall()))
+        if int(version) < 14 and _table_sql(conn, "note_lines"):  # 14: a regenerated page keeps its dating lines
+            kinds = ",".join(f"'{k}'" for k in sorted(MANAGER_KINDS))
+            for lid, title, text in conn.execute(
+                    "SELECT l.id, n.title, l.text FROM note_lines l JOIN notes n ON n.id = l.note "
+                    f"WHERE n.kind IN ({kinds}) AND NOT EXISTS (SELECT 1 FROM unit_dates d WHERE d.line = l.id)"
+                    ).fetchall():
+                conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
+                             (lid, title, search_text(text)))
+                conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
+                conn.execute("DELETE FROM cites WHERE line=?", (lid,))
+            conn.execute("DELETE FROM notes WHERE id NOT IN (SELECT note FROM note_lines)")
+        conn.execute("DROP TABLE IF EXISTS years")  # 14: the time index steps through the years
         conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    if version not in ("7", "8", "9", "10", "12"):
+    if version not in ("7", "8", "9", "10"):
         compact(conn)
 
 

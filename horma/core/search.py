@@ -72,14 +72,13 @@ COVER_TOP = 20  # lexical matches whose words are checked
 # e-Niro") takes the root: without, "what car do I drive?" got "I live in Leeds" (docs/benchmarks.md, s18).
 PERSON_BOOST = 3.0
 # Note layers: "dates" are the dates notes anchor ("yesterday = 7 May 2023"), each tied to the raw
-# units the note line cites; the folder names lend a matching note line's score to the units it cites.
-# Measured on both dev splits (docs/benchmarks.md, "note layers"): dates help LoCoMo's dated questions
-# and change nothing where no question names a date; lending words dilutes the ranking (people,
-# topics, sessions: LoCoMo -0.01 to -0.15 at 300 tokens) or helps LoCoMo a little and hurts
-# LongMemEval (entities: +0.008 / -0.015), so only dates are on by default.
-LAYERS = ("dates", "people", "entities", "topics", "sessions", "timeline")
+# units the note line cites. Measured on both dev splits (docs/benchmarks.md, "note layers"): dates help
+# LoCoMo's dated questions and change nothing where no question names a date. The manager's other pages
+# lent a matching line's score to the units it cites, which diluted the ranking (people, topics,
+# sessions: LoCoMo -0.01 to -0.15 at 300 tokens) or helped LoCoMo a little and hurt LongMemEval
+# (entities: +0.008 / -0.015); the index no longer holds their lines (docs/benchmarks.md, session 19).
+LAYERS = ("dates",)
 DEFAULT_LAYERS = ("dates",)
-LEND_WEIGHT = 0.2
 
 
 def query_words(query: str) -> list[str]:
@@ -109,11 +108,9 @@ def _distinct(hits: list[Hit]) -> list[Hit]:
 class Searcher:
     """Ranks raw lines for a query; reads only the postings the query's words match."""
 
-    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS,
-                 note_weights: dict[str, float] | None = None):
+    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS):
         self.conn = conn
         self.layers = layers
-        self.weights = {**{k: LEND_WEIGHT for k in LAYERS if k != "dates"}, **(note_weights or {})}
         self._actor_words: dict[str, str] | None = None
         self._assistants: set[str] | None = None
         self._talk_sql: str | None = None
@@ -187,11 +184,10 @@ class Searcher:
             for rowid, sim in near.items():
                 if sim > floor:
                     base[rowid] = base.get(rowid, 0.0) + weight * scale * (sim - floor) / span
-        routed = self._routed(match, scale) if match else {}
         dated = self._dated(query, today)
         if len(dated) > DATE_CAP:
             dated &= set(base)
-        wanted = set(base) | set(routed) | dated
+        wanted = set(base) | dated
         lenders = sorted(base, key=base.__getitem__)[-LEND_TOP:] if len(base) > LEND_TOP else base
         wanted |= {i + d for i in lenders for d in (-1, 1)}
         if len(set(self.actor_words().values()) - self.assistants()) > 1:  # two lines away where people talk
@@ -233,7 +229,7 @@ class Searcher:
                 if (mid is not None and two is not None and two.talk == h.talk and mid.actor != h.actor == two.actor
                         and h.actor not in assistants and mid.actor not in assistants):
                     lent += SAME_SPEAKER_WEIGHT * base.get(two.id, 0.0)
-            s = base.get(h.id, 0.0) + (lent + routed.get(h.id, 0.0)) / max(1.0, h.cost / typical) ** COST_POWER
+            s = base.get(h.id, 0.0) + lent / max(1.0, h.cost / typical) ** COST_POWER
             if h.id in dated:
                 s += DATE_WEIGHT * scale
             if s <= 0:
@@ -324,7 +320,7 @@ class Searcher:
         spans = relative_ranges(words, today) if today else []
         if not dates and not spans:
             return set()
-        years = [r[0] for r in self.conn.execute("SELECT year FROM years ORDER BY year")] if dates else []
+        years = self._years() if dates else []
         out: set[int] = set()
         for lo, hi in ranges(dates, years) + spans:
             out.update(r[0] for r in self.conn.execute(
@@ -334,30 +330,16 @@ class Searcher:
                     "SELECT unit FROM unit_dates WHERE day >= ? AND day < ? LIMIT ?", (lo, hi, DATE_CAP + 1)))
         return out
 
-    def _routed(self, match: str, scale: float) -> dict[int, float]:
-        """Score each raw unit gets from the note lines (of the active layers) that cite it.
-
-        A note line's score is taken relative to the best note line and then
-        to the best raw line (``scale``), so a weight means the same whatever
-        the two indexes' score ranges are.
-        """
-        active = [k for k in self.layers if self.weights.get(k, 0.0) > 0]
-        if not active:
-            return {}
-        out: dict[int, float] = {}
-        lines: dict[int, float] = {}
-        for rowid, score in self.conn.execute(
-                "SELECT rowid, -bm25(note_text) FROM note_text WHERE note_text MATCH ?", (match,)):
-            lines[rowid] = score
-        if not lines:
-            return out
-        top = (max(lines.values()) or 1.0) / scale
-        for lid, kind, unit in self.conn.execute(
-                "SELECT c.line, n.kind, c.unit FROM cites c JOIN note_lines l ON l.id = c.line "
-                "JOIN notes n ON n.id = l.note WHERE c.line IN (SELECT value FROM json_each(?))", (_ids(lines),)):
-            w = self.weights.get(kind, 0.0) if kind in active else 0.0
-            if w:
-                out[unit] = out.get(unit, 0.0) + w * lines[lid] / top
+    def _years(self) -> list[int]:
+        """The years the archive holds units of, found by stepping through the time index (one lookup a
+        year): a date without its year ("in May") may be any of them."""
+        out: list[int] = []
+        at = "0"
+        while (row := self.conn.execute("SELECT min(time) FROM units WHERE time >= ?", (at,)).fetchone())[0]:
+            if not row[0][:4].isdigit():
+                break
+            out.append(int(row[0][:4]))
+            at = f"{out[-1] + 1:04d}"
         return out
 
     def own_lines(self, query: str, n: int) -> list[tuple[str, int, str]]:

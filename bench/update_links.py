@@ -38,6 +38,8 @@ from vectors import build  # bench/ is not a package: its sibling script's build
 
 from horma.bench.locomo import load_locomo
 from horma.core import index as hi
+from horma.core.text import words
+from horma.core.updates import says_change
 from horma.core.vectors import embed_text
 from horma.embed import default_embedder
 from horma.update_links import link_pending
@@ -47,14 +49,18 @@ RECORD = 20  # units a record adds
 RECORDS = 9  # records timed per size
 
 
-def units_rows(units: list, n: int) -> list[tuple]:
-    """``n`` units rows for the repeated turns: each repetition of the file a year after the one before."""
-    out = []
+def units_rows(units: list, n: int) -> tuple[list[tuple], list[tuple]]:
+    """``n`` units rows for the repeated turns, and their segments rows: each repetition of the file a year
+    after the one before, a segment (one talk) a day of a repetition, as a session a record makes; and
+    whether the turn says a change (``units.changes``: such a later turn links at a lower likeness)."""
+    out, segs = [], {}
     for i in range(n):
         u = units[i % len(units)]
         when = dt.datetime.fromisoformat(u.time[:16].replace(" ", "T")) + dt.timedelta(days=366 * (i // len(units)))
-        out.append((i + 1, 1, i, 0, f"u{i}", u.actor, when.strftime("%Y-%m-%d %H:%M"), 10, i))
-    return out
+        seg = segs.setdefault((i // len(units), u.time[:10]), len(segs) + 1)
+        out.append((i + 1, seg, i, 0, f"u{i}", u.actor, when.strftime("%Y-%m-%d %H:%M"), 10, i,
+                    says_change(words(u.text))))
+    return out, [(sid, f"raw/{rep}-{day}/units.log", 0, 0, sid) for (rep, day), sid in segs.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,13 +77,15 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="horma-links-") as tmp:
             folder = Path(tmp)
             build(folder, vecs, n, emb.model_id)
-            rows = units_rows(units, n)
+            rows, segments = units_rows(units, n)
             conn = hi.connect(str(folder))
+            with conn:
+                conn.executemany("INSERT INTO segments(id, path, size, lines, talk) VALUES(?,?,?,?,?)", segments)
             held = RECORD * RECORDS  # the last records' units come later, one record at a time
             held_vecs = conn.execute("SELECT unit, q, scale FROM vectors WHERE unit > ?", (n - held,)).fetchall()
             with conn:
-                conn.executemany("INSERT INTO units(id, seg, lineno, offset, uid, actor, time, cost, digest) "
-                                 "VALUES(?,?,?,?,?,?,?,?,?)", rows[:n - held])
+                conn.executemany("INSERT INTO units(id, seg, lineno, offset, uid, actor, time, cost, digest, "
+                                 "changes) VALUES(?,?,?,?,?,?,?,?,?,?)", rows[:n - held])
                 conn.execute("DELETE FROM vectors WHERE unit > ?", (n - held,))
             _tables.clear()
             t0 = time.perf_counter()
@@ -87,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             for r in range(RECORDS):
                 lo = n - held + r * RECORD
                 with conn:
-                    conn.executemany("INSERT INTO units(id, seg, lineno, offset, uid, actor, time, cost, digest) "
-                                     "VALUES(?,?,?,?,?,?,?,?,?)", rows[lo:lo + RECORD])
+                    conn.executemany("INSERT INTO units(id, seg, lineno, offset, uid, actor, time, cost, digest, "
+                                     "changes) VALUES(?,?,?,?,?,?,?,?,?,?)", rows[lo:lo + RECORD])
                     conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?,?,?)",
                                      [v for v in held_vecs if lo < v[0] <= lo + RECORD])
                 t0 = time.perf_counter()

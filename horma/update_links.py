@@ -29,6 +29,7 @@ write links them. numpy, so the host's alone, like the vectors; a sandbox's
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 
@@ -64,6 +65,10 @@ NEIGHBOURS = 16
 # product, and the embedding model, which runs next, lost a fifth of its speed to them (bench/embed_speed.py,
 # ingest 179 -> 144 units/s, back to 176 on one thread).
 _BLAS = ThreadpoolController()
+# Linking a whole archive anew (an index of an earlier rule, its first host write) takes minutes at 10^5
+# units (docs/benchmarks.md, session 19): past this many units the wait is announced, not silent.
+ANNOUNCE_AT = 10_000
+_logger = logging.getLogger(__name__)
 
 
 def link_pending(conn: sqlite3.Connection) -> int:
@@ -84,6 +89,9 @@ def link_pending(conn: sqlite3.Connection) -> int:
     if not len(table.ids):
         return 0
     fresh = np.nonzero(table.ids > done)[0]
+    if anew and len(fresh) >= ANNOUNCE_AT:
+        _logger.warning("%s: linking %d units to their later updates by this version's rule (once; about "
+                        "2.5 ms a unit)", folder, len(fresh))
     pairs: dict[tuple[int, int], float] = {}  # (new unit, neighbour) -> their likeness
     k = min(NEIGHBOURS + 1, len(table.ids))  # with the unit itself
     for start in range(0, len(fresh), CHUNK):

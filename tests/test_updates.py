@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -140,6 +141,28 @@ def test_a_later_turn_that_says_a_change_updates_one_it_is_only_somewhat_like(tm
     with open_index(moved, readonly=True) as s:
         assert s.rank("Where do I live now?")[0].uid == "m:1"
         assert s.rank("Where do I live?")[0].uid == "h:1"  # not asked about the present: as ranked
+
+
+def test_linking_a_whole_archive_anew_is_announced_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """An index of an earlier rule is linked anew at its first host write, minutes at 10^5 units: past
+    ANNOUNCE_AT units that wait is said on the log (stderr, where no handler is set), and only then."""
+    from horma import update_links
+
+    ws = _workspace(tmp_path / "ws")
+    monkeypatch.setattr(update_links, "ANNOUNCE_AT", 5)
+    conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
+    units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+    conn.execute("UPDATE meta SET value='2' WHERE key=?", (RULE_KEY,))
+    conn.commit()
+    conn.close()
+    with caplog.at_level(logging.WARNING, logger="horma.update_links"):
+        rebuild(ws, full=False)
+        rebuild(ws, full=False)  # linked: nothing to say
+        archive(ws, TALK, "talk")
+        rebuild(ws, full=False)  # three new units: under ANNOUNCE_AT, and not anew
+    said = [r.getMessage() for r in caplog.records if r.name == "horma.update_links"]
+    assert len(said) == 1 and f"linking {units} units" in said[0], said
 
 
 @pytest.mark.parametrize("synced", [True, False])

@@ -247,12 +247,8 @@ class SearchIndex(VectorWriter):
         self.conn.execute("DELETE FROM notes WHERE id=?", (row[0],))
 
     def _drop_line(self, lid: int, title: str, text: str) -> None:
-        self.conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
-                          (lid, title, search_text(text)))
+        schema.drop_note_line(self.conn, lid, title, text)
         self._written.add("note_text")
-        self.conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
-        self.conn.execute("DELETE FROM cites WHERE line=?", (lid,))
-        self.conn.execute("DELETE FROM unit_dates WHERE line=?", (lid,))
 
     def _seg_id(self, rel: str) -> int | None:
         sid = self._seg_ids.get(rel)

@@ -232,10 +232,7 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
                     "SELECT l.id, n.title, l.text FROM note_lines l JOIN notes n ON n.id = l.note "
                     f"WHERE n.kind IN ({kinds}) AND NOT EXISTS (SELECT 1 FROM unit_dates d WHERE d.line = l.id)"
                     ).fetchall():
-                conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
-                             (lid, title, search_text(text)))
-                conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
-                conn.execute("DELETE FROM cites WHERE line=?", (lid,))
+                drop_note_line(conn, lid, title, text)
             conn.execute("DELETE FROM notes WHERE id NOT IN (SELECT note FROM note_lines)")
         conn.execute("DROP TABLE IF EXISTS years")  # 14: the time index steps through the years
         conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
@@ -245,6 +242,16 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
         raise
     if version not in ("7", "8", "9", "10"):
         compact(conn)
+
+
+def drop_note_line(conn: sqlite3.Connection, lid: int, title: str, text: str) -> None:
+    """One note line out of the index: its postings (deleted with the values they were built from), its row,
+    the units it cites and the dates it anchors. In the caller's transaction."""
+    conn.execute("INSERT INTO note_text(note_text, rowid, title, body) VALUES('delete', ?, ?, ?)",
+                 (lid, title, search_text(text)))
+    conn.execute("DELETE FROM note_lines WHERE id=?", (lid,))
+    conn.execute("DELETE FROM cites WHERE line=?", (lid,))
+    conn.execute("DELETE FROM unit_dates WHERE line=?", (lid,))
 
 
 def compact(conn: sqlite3.Connection) -> None:

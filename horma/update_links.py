@@ -66,7 +66,8 @@ NEIGHBOURS = 16
 # ingest 179 -> 144 units/s, back to 176 on one thread).
 _BLAS = ThreadpoolController()
 # Linking a whole archive anew (an index of an earlier rule, its first host write) takes minutes at 10^5
-# units (docs/benchmarks.md, session 19): past this many units the wait is announced, not silent.
+# units (docs/benchmarks.md, session 19): past this many units the wait is announced, not silent, and each
+# tenth of it reported (on the log: the link step runs inside whichever command wrote, with no bar of its own).
 ANNOUNCE_AT = 10_000
 _logger = logging.getLogger(__name__)
 
@@ -89,9 +90,11 @@ def link_pending(conn: sqlite3.Connection) -> int:
     if not len(table.ids):
         return 0
     fresh = np.nonzero(table.ids > done)[0]
-    if anew and len(fresh) >= ANNOUNCE_AT:
+    announce = anew and len(fresh) >= ANNOUNCE_AT
+    if announce:
         _logger.warning("%s: linking %d units to their later updates by this version's rule (once; about "
                         "2.5 ms a unit)", folder, len(fresh))
+    report = len(fresh) // 10  # announced: a line each tenth, so a wait of minutes shows it moves
     pairs: dict[tuple[int, int], float] = {}  # (new unit, neighbour) -> their likeness
     k = min(NEIGHBOURS + 1, len(table.ids))  # with the unit itself
     for start in range(0, len(fresh), CHUNK):
@@ -102,6 +105,10 @@ def link_pending(conn: sqlite3.Connection) -> int:
         taken = np.take_along_axis(sims, nearest, axis=1)
         for i, j in zip(*np.nonzero(taken >= CHANGE_SIM), strict=True):
             pairs[int(table.ids[rows[i]]), int(table.ids[nearest[i, j]])] = float(taken[i, j])
+        done = start + len(rows)
+        if announce and report <= done < len(fresh):
+            _logger.warning("%s: compared %d of %d units (%d%%)", folder, done, len(fresh), 100 * done // len(fresh))
+            report = done + len(fresh) // 10
     info = _units(conn, {u for pair in pairs for u in pair})
     best: dict[int, int] = {}  # an earlier unit -> its latest update
     for (a, b), sim in pairs.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from pathlib import Path
 
@@ -143,14 +144,16 @@ def test_a_later_turn_that_says_a_change_updates_one_it_is_only_somewhat_like(tm
         assert s.rank("Where do I live?")[0].uid == "h:1"  # not asked about the present: as ranked
 
 
-def test_linking_a_whole_archive_anew_is_announced_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                        caplog: pytest.LogCaptureFixture) -> None:
+def test_linking_a_whole_archive_anew_is_announced_with_its_progress(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """An index of an earlier rule is linked anew at its first host write, minutes at 10^5 units: past
-    ANNOUNCE_AT units that wait is said on the log (stderr, where no handler is set), and only then."""
+    ANNOUNCE_AT units that wait is said on the log (stderr, where no handler is set), and only then, and its
+    progress is reported as it goes."""
     from horma import update_links
 
     ws = _workspace(tmp_path / "ws")
     monkeypatch.setattr(update_links, "ANNOUNCE_AT", 5)
+    monkeypatch.setattr(update_links, "CHUNK", 2)
     conn = sqlite3.connect(index_folder(ws) / index_schema.DB_NAME)
     units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
     conn.execute("UPDATE meta SET value='2' WHERE key=?", (RULE_KEY,))
@@ -162,7 +165,10 @@ def test_linking_a_whole_archive_anew_is_announced_once(tmp_path: Path, monkeypa
         archive(ws, TALK, "talk")
         rebuild(ws, full=False)  # three new units: under ANNOUNCE_AT, and not anew
     said = [r.getMessage() for r in caplog.records if r.name == "horma.update_links"]
-    assert len(said) == 1 and f"linking {units} units" in said[0], said
+    assert f"linking {units} units" in said[0], said
+    # then the comparisons' progress, a line about each tenth (here each chunk of 2), and nothing after the wait
+    shown = [int(m.group(1)) for m in map(re.compile(r"compared (\d+) of (\d+) units").search, said[1:]) if m]
+    assert len(shown) == len(said) - 1 == (units - 1) // 2 and shown == list(range(2, units, 2)), said
 
 
 @pytest.mark.parametrize("synced", [True, False])

@@ -1134,6 +1134,26 @@ def test_the_index_is_small_pages_and_no_table_it_does_not_query(ws: Workspace):
         conn.close()
 
 
+def test_the_rest_of_the_best_sessions_is_read_by_segment_not_by_a_scan_of_every_unit(ws: Workspace):
+    """After the matches come the other turns of the best sessions (``sessions=True``: hsearch without a budget).
+    Filtered on the talk in one join, SQLite scanned every unit of the archive for them (28 ms a query at 10^5
+    units): the talks' segments are found first and their units by the (seg, lineno) index."""
+    for day, n in enumerate(("two", "three", "four"), 1):
+        said = [f"I planted {n} tomatoes in the garden.", f"Which kind of {n}?", f"Cherry ones, and {n} basil."]
+        archive(ws, [Unit(f"d{day}:{i}", f"2024-03-0{day} 10:0{i}", "Ana" if i % 2 else "Ben", text)
+                     for i, text in enumerate(said, 1)], f"day-{day}")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        seen: list[str] = []
+        s.conn.set_trace_callback(seen.append)
+        ranked = s.rank("What did Ana plant in the garden?")
+        s.conn.set_trace_callback(None)
+        rest = [q for q in seen if "JOIN units u ON u.seg = s.id" in q and "json_each" in q]
+        plan = " ".join(r[3] for r in s.conn.execute("EXPLAIN QUERY PLAN " + rest[0]))
+    assert len(rest) == 1 and {h.uid for h in ranked} == {f"d{d}:{i}" for d in range(1, 4) for i in range(1, 4)}
+    assert "SEARCH u USING" in plan and "SCAN u" not in plan, plan
+
+
 def test_a_damaged_index_is_told_from_a_busy_one_by_code_or_by_message(tmp_path: Path) -> None:
     """SQLite's error code on sqlite3 errors is Python 3.11+; an error without one (3.10) is judged by its message."""
     garbage = tmp_path / "x.db"

@@ -301,10 +301,12 @@ class Searcher:
         have = {h.id for h in ranked}
         order = {sid: i for i, sid in enumerate(best)}
         rest = []
+        # The talks' segments first, then their units by segment: filtered on the talk in one join, SQLite
+        # scanned every unit of the archive (28 ms a recall at 10^5 units; docs/benchmarks.md, session 20).
         for row in self.conn.execute(
                 f"SELECT u.id, u.seg, u.lineno, u.offset, u.uid, u.actor, u.time, u.cost, u.digest, {self._talk}, "
-                f"s.path FROM segments s JOIN units u ON u.seg = s.id WHERE {self._talk} IN "
-                "(SELECT value FROM json_each(?))", (_ids(best),)):
+                f"s.path FROM segments s JOIN units u ON u.seg = s.id WHERE s.id IN (SELECT s.id FROM segments s "
+                f"WHERE {self._talk} IN (SELECT value FROM json_each(?)))", (_ids(best),)):
             if row[0] not in have:
                 h = Hit(row)
                 h.path = paths.setdefault(h.seg, row[10])

@@ -105,10 +105,11 @@ def link_pending(conn: sqlite3.Connection) -> int:
         taken = np.take_along_axis(sims, nearest, axis=1)
         for i, j in zip(*np.nonzero(taken >= CHANGE_SIM), strict=True):
             pairs[int(table.ids[rows[i]]), int(table.ids[nearest[i, j]])] = float(taken[i, j])
-        done = start + len(rows)
-        if announce and report <= done < len(fresh):
-            _logger.warning("%s: compared %d of %d units (%d%%)", folder, done, len(fresh), 100 * done // len(fresh))
-            report = done + len(fresh) // 10
+        compared = start + len(rows)
+        if announce and report <= compared < len(fresh):
+            _logger.warning("%s: compared %d of %d units (%d%%)", folder, compared, len(fresh),
+                            100 * compared // len(fresh))
+            report = compared + len(fresh) // 10
     info = _units(conn, {u for pair in pairs for u in pair})
     best: dict[int, int] = {}  # an earlier unit -> its latest update
     for (a, b), sim in pairs.items():

@@ -4,8 +4,8 @@ Every item keeps the unit ids it covers (provenance), so evidence recall and
 the Jaccard reward are computed from what was selected, never guessed.
 
 Raw lines are rendered compactly: one ``[date]`` header per day of a session
-(``horma.core.talks.block``: a conversation recorded a message at a time is
-a segment a turn, and is still one block), then ``ID actor: text`` per unit,
+(``horma.core.talks.block``: the segments of a conversation recorded a
+message at a time before session 21, a segment a turn, are still one block), then ``ID actor: text`` per unit,
 in archive order. The turn text stays verbatim; only the repeated per-line
 time is folded into the header, which roughly halves the overhead a budget
 pays per turn.

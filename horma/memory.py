@@ -101,17 +101,21 @@ class Memory:
         time: str | None = None,
         source: str | None = None,
         newlines: str = "refuse",
+        goes_on: bool = True,
     ) -> RecordResult:
         """Archive the units as one segment, then organize notes, under :mod:`horma.record_contract`.
 
         An id already archived alike is unchanged, with other content a conflict (both listed in the
         result, never archived); ``time`` may be left out (now, UTC); a line break in a text is refused
-        unless ``newlines="fold"``.
+        unless ``newlines="fold"``. A batch that goes on after the latest segment of its ``slug`` within half
+        an hour is appended to it (a conversation recorded a message at a time is one folder of ``raw/``),
+        unless ``goes_on`` is False (each batch a whole session of its own).
         """
         if source is not None and not isinstance(source, str):
             raise WorkspaceError(f"source must be a string, got {type(source).__name__}")
         batch = accept(units, newlines)
-        return self.manager.record(batch.units, slug=slug, time=time, source=source, untimed=batch.untimed)
+        return self.manager.record(batch.units, slug=slug, time=time, source=source, untimed=batch.untimed,
+                                   goes_on=goes_on)
 
     def recall(self, query: str, budget: int | None = None, asked: str | None = None) -> Recall:
         """The context the retriever builds for ``query`` within ``budget`` tokens (None: ``recall.budget``).

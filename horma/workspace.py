@@ -16,7 +16,6 @@ crash could leave out of step.
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import os
 import re
@@ -29,6 +28,7 @@ from pathlib import Path
 import yaml
 from filelock import FileLock, Timeout
 
+from horma.archive_ids import ArchiveIds
 from horma.core.layout import INDEX_FILE, LAYOUT_VERSION, META_DIR, NOTES_DIR, RAW_DIR, UNITS_FILE
 from horma.core.text import SEP, format_unit, parse_unit
 from horma.file_writes import FileSig, FileWriter, atomic_write, file_sig
@@ -112,10 +112,7 @@ class Workspace:
 
     def __init__(self, root: str | os.PathLike[str]):
         self.root = Path(root).resolve()
-        self._ids_by_file: dict[Path, frozenset[str]] = {}
-        self._seen_files: list[Path] | None = None
-        self._raw_sig: tuple[int, int] | None = None
-        self._ids: set[str] = set()
+        self._archive = ArchiveIds(self.root, self.raw_files, self.read_raw)
 
     # -- layout ---------------------------------------------------------------
     @classmethod
@@ -218,67 +215,19 @@ class Workspace:
                     yield RawLine(rel, i, unit)
 
     def segment_files(self) -> list[Path]:
-        """:meth:`raw_files`, listed again only when ``raw/`` changed (see :meth:`unit_ids`)."""
-        self.unit_ids()
-        return list(self._seen_files) if self._seen_files is not None else self.raw_files()
-
-    def raw_signature(self) -> tuple[int, int] | None:
-        """``raw/``'s (mtime, link count): it changes whenever a segment folder is added.
-
-        Every segment is a folder in ``raw/``, so adding one bumps the link
-        count even within one mtime tick; one stat tells a caller whether the
-        archive grew instead of listing thousands of folders per record.
-        """
-        try:
-            st = os.stat(self.root / RAW_DIR)
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_nlink
+        """:meth:`raw_files`, listed again only when ``raw/`` changed (:mod:`horma.archive_ids`)."""
+        return self._archive.files()
 
     def unit_ids(self) -> set[str]:
-        """Ids of every archived unit, seeing segments other processes added since the last call.
-
-        Units files never change once written, so only files not seen before
-        are read; while ``raw/`` is unchanged (:meth:`raw_signature`) nothing is listed.
-        """
-        sig = self.raw_signature()
-        if sig is not None and sig == self._raw_sig:
-            return self._ids
-        files = self.raw_files()
-        if files != self._seen_files:
-            self._ids_by_file = {
-                f: self._ids_by_file.get(f) or frozenset(
-                    u.id for line in self.read_raw(f).split("\n")
-                    if (u := parse_raw_line(line)) is not None
-                )
-                for f in files
-            }
-            self._ids = set().union(*self._ids_by_file.values())
-            self._seen_files = files
-        self._raw_sig = sig if self._complete(sig) else None
-        return self._ids
+        """Ids of every archived unit, seeing what other processes added since the last call."""
+        return self._archive.ids()
 
     def files_holding(self, ids: set[str]) -> list[Path]:
         """The units files holding any of ``ids``, from the id cache: a resent batch reads only those."""
-        self.unit_ids()
-        return [f for f, held in self._ids_by_file.items() if not held.isdisjoint(ids)]
+        return self._archive.holding(ids)
 
-    def _complete(self, sig: tuple[int, int] | None) -> bool:
-        """Whether every folder in ``raw/`` had its units file when listed (none was mid-archive).
-
-        Only then may ``sig`` stand for what was read: a units file renamed into
-        its folder later does not change ``raw/``. File systems that do not
-        count subfolders in a folder's links (btrfs) never match: they list.
-        """
-        return sig is not None and self._seen_files is not None and len(self._seen_files) == sig[1] - 2
-
-    def archive(self, units: Iterable[Unit], slug: str, time: str | None = None) -> str | None:
-        """Archive units not yet archived into a new segment; return its path or None.
-
-        Idempotent by unit id; atomic (the units file appears complete or not at
-        all), so an ingest killed at any point and re-run archives every unit
-        exactly once. Callers hold :meth:`writer`.
-        """
+    def _fresh(self, units: Iterable[Unit]) -> list[Unit]:
+        """The units not archived yet, each id once; a bad id refuses the whole batch."""
         known = self.unit_ids()
         new: list[Unit] = []
         seen: set[str] = set()
@@ -289,6 +238,17 @@ class Workspace:
                 continue
             seen.add(u.id)
             new.append(u)
+        return new
+
+    def archive(self, units: Iterable[Unit], slug: str, time: str | None = None) -> str | None:
+        """Archive units not yet archived into a new segment; return its path or None.
+
+        Idempotent by unit id; atomic (the units file appears complete or not at
+        all), so an ingest killed at any point and re-run archives every unit
+        exactly once. Callers hold :meth:`writer`.
+        """
+        known = self.unit_ids()
+        new = self._fresh(units)
         if not new:
             return None
         stamp = timestamp_dirname(time or new[0].time)
@@ -298,29 +258,39 @@ class Workspace:
         while (seg / UNITS_FILE).exists():
             seg = self.root / RAW_DIR / f"{base}-{n}"
             n += 1
-        text = "".join(u.line() + "\n" for u in new)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:  # the gate (horma.units) refuses these; this is the last line
-            raise WorkspaceError(f"unit text is not encodable as UTF-8 ({exc.reason})") from None
+        text = _lines(new)
         seg.mkdir(parents=True, exist_ok=True)
         try:
             atomic_write(seg / UNITS_FILE, text, mode=0o444)
         except BaseException:
             seg.rmdir()  # never leave an empty segment folder behind
             raise
-        self._ids_by_file[seg / UNITS_FILE] = frozenset(u.id for u in new)
-        if known is self._ids and self._seen_files is not None and self._raw_sig is not None:
-            # raw/ was as we knew it until this archive (callers hold the writer lock): note the
-            # new segment instead of listing raw/ again on the next call
-            self._ids.update(self._ids_by_file[seg / UNITS_FILE])
-            bisect.insort(self._seen_files, seg / UNITS_FILE)
-            sig = self.raw_signature()
-            self._raw_sig = sig if self._complete(sig) else None
-        else:
-            self._seen_files = None
-            self._raw_sig = None
+        self._archive.wrote(seg / UNITS_FILE, text, (u.id for u in new), known, appended=False)
         return self.rel(seg / UNITS_FILE)
+
+    def append(self, units: Iterable[Unit], segment: str) -> str | None:
+        """Add the units not archived yet to the end of an archived segment; return its path, or None.
+
+        How a conversation recorded a message at a time stays one segment
+        (``horma.agents.manager``): the raw archive is append-only, one folder a
+        session. Atomic like :meth:`archive` (the whole file is written anew
+        and renamed over the old one: a reader sees it before or after, never
+        half), idempotent by unit id. Callers hold :meth:`writer`.
+        """
+        known = self.unit_ids()
+        new = self._fresh(units)
+        if not new:
+            return None
+        path = self.resolve(segment)
+        if not (path.name == UNITS_FILE and path.parent.parent == self.root / RAW_DIR and path.is_file()):
+            raise WorkspaceError(f"{segment}: not an archived segment")
+        old = self.read_raw(path)
+        if old and not old.endswith("\n"):
+            raise WorkspaceError(f"{segment}: its last line is cut (the archive was edited outside horma)")
+        text = old + _lines(new)
+        atomic_write(path, text, mode=0o444)
+        self._archive.wrote(path, text, (u.id for u in new), known, appended=True)
+        return self.rel(path)
 
     # -- notes ----------------------------------------------------------------
     def note_files(self) -> list[Path]:
@@ -381,6 +351,15 @@ class Workspace:
         """The raw lines of the given units, in archive order (for `show --follow`)."""
         wanted = set(unit_ids)
         return [r for r in self.iter_raw() if r.unit.id in wanted]
+
+
+def _lines(units: list[Unit]) -> str:
+    text = "".join(u.line() + "\n" for u in units)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # the gate (horma.units) refuses these; this is the last line
+        raise WorkspaceError(f"unit text is not encodable as UTF-8 ({exc.reason})") from None
+    return text
 
 
 def now_iso() -> str:

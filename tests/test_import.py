@@ -266,3 +266,29 @@ def test_a_message_tree_with_a_cycle_is_refused(tmp_path):
     export.write_text(json.dumps(data))
     refused(["import", "chatgpt", export, "-w", tmp_path / "mem"], "the message tree has a cycle")
     assert not (tmp_path / "mem").exists()
+
+
+def test_two_conversations_of_one_title_minutes_apart_stay_two_segments(tmp_path):
+    """An export's conversations are whole sessions: one that starts a few minutes after another of the same
+    title ("New chat") is not appended to it, as a message recorded on its own would be."""
+    data = json.loads(CHATGPT.read_text())
+    lisbon = next(c for c in data if c["title"] == "Moving to Lisbon")
+    run = next(c for c in data if c["title"] == "Plotting my running times")
+    def times(conv: dict) -> list[float]:
+        return [n["message"]["create_time"] for n in conv["mapping"].values()
+                if (n.get("message") or {}).get("create_time")]
+    shift = max(times(lisbon)) + 300 - min(times(run))  # its first message five minutes after the other's last
+    for key in ("create_time", "update_time"):
+        run[key] += shift
+    for node in run["mapping"].values():
+        if (node.get("message") or {}).get("create_time"):
+            node["message"]["create_time"] += shift
+    lisbon["title"] = run["title"] = "Same title"
+    export = tmp_path / "export" / "conversations.json"
+    export.parent.mkdir()
+    export.write_text(json.dumps(data))
+    ws = tmp_path / "mem"
+    d = cli("import", "chatgpt", export.parent, "-w", ws)
+    assert d["archived"] == 8
+    folders = {u[0] for u in raw_units(ws)}
+    assert len(folders) == 2 and all(f.endswith("__same-title") for f in folders), folders

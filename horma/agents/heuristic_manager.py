@@ -23,7 +23,8 @@ What it writes for each new raw segment:
 - ``notes/sessions/<YYYY-MM>/<segment>.md``: date, participants, key phrases, and a line
   citing ``(line N)`` for each turn that names a relative date, anchored to the
   session date ("yesterday = 7 May 2023"); every turn with its words only with
-  ``session_gists`` or ``verbatim_quotes``. A segment that continues a talk
+  ``session_gists`` or ``verbatim_quotes``. Units appended to a segment (a conversation recorded a
+  message at a time goes on in one: :mod:`horma.agents.manager`) join its note. A segment that continues a talk
   (:mod:`horma.core.talks`: a conversation recorded a message at a time) joins
   the talk's note instead, cited ``raw/<seg>/units.log:N``, and adds no timeline line;
 - ``notes/people/<speaker>.md`` (``the-user.md`` for a ``user`` label: :mod:`horma.agents.speakers`)
@@ -173,10 +174,11 @@ def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple
     except index_schema.IndexError_:
         return none  # no index yet: the first segment
     try:
-        row = conn.execute("SELECT id FROM segments WHERE path = ?", (segment,)).fetchone()
-        talk = talks.joins(conn, segment, located[0][1].time, row[0] if row else None)
+        row = conn.execute(f"SELECT {talks.talk_column(conn)} FROM segments s WHERE path = ?", (segment,)).fetchone()
+        # indexed already: units appended to it (or organized again), in the talk it was given
+        talk = row[0] if row else talks.joins(conn, segment, located[0][1].time)
         # a talk's segments follow one another (each joins the one indexed before it): read from its first on,
-        # not the whole table (a segment a message is a segment a unit)
+        # not the whole table (a workspace that recorded a segment a message has a segment a unit)
         paths = [p for (p,) in conn.execute("SELECT path FROM segments WHERE id >= ? AND talk = ? ORDER BY id",
                                             (talk, talk))] if talk is not None else []
     except sqlite3.OperationalError:  # an index from before talks: the next write brings it up to date
@@ -184,15 +186,24 @@ def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple
     finally:
         conn.close()
     others = frozenset(paths) - {segment}
-    if not paths or paths[0] == segment:
+    if not paths:
         return none
+    if paths[0] == segment:  # units appended to the talk's own segment join its note, where it has one
+        note = _note_of(ws, session_note_path(segment))
+        if note is None or not any(src.get("path") == segment for src in note.sources):
+            return none
+        return note, frozenset(paths)
     rel = session_note_path(paths[0])
     if not (ws.root / rel).is_file():  # a workspace from before month folders keeps its notes where they are
         rel = f"{NOTES_DIR}/sessions/{paths[0].rsplit('/', 2)[-2]}.md"
+    return _note_of(ws, rel), others
+
+
+def _note_of(ws: Workspace, rel: str) -> Note | None:
     try:
-        return (ws.read_note(rel) if (ws.root / rel).is_file() else None), others
-    except WorkspaceError:  # a session note someone broke: this segment gets its own
-        return None, others
+        return ws.read_note(rel) if (ws.root / rel).is_file() else None
+    except WorkspaceError:  # a session note someone broke: the segment gets a note of its own
+        return None
 
 
 _BOOKS: weakref.WeakKeyDictionary[Workspace, NoteBook] = weakref.WeakKeyDictionary()

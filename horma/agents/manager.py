@@ -18,25 +18,27 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shlex
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from horma.agents.policies import ManagerPolicy, Organized, OrganizeTask, SandboxedAgent, policy_names
+from horma.agents.policies import ManagerPolicy, OrganizeTask, SandboxedAgent, policy_names
+from horma.core import talks
+from horma.core.layout import RAW_DIR, UNITS_FILE
 from horma.leftovers import clean_leftovers
 from horma.llm.accounting import Cost, Meter
 from horma.record_contract import Conflict, sort_batch
 from horma.sandbox import View
 from horma.units import check_units, normalize_time
-from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line
+from horma.workspace import Unit, Workspace, WorkspaceError, now_iso, parse_raw_line, slugify
 
 if TYPE_CHECKING:
     from horma.history import NotesHistory
 
 INGEST_LOG = "ingest.log"
+APPENDING_EVENT = "appending"  # in the ingest log: units are being added to an organized segment, pending again
 REORGANIZE_EVENT = "reorganize"  # in the ingest log: every segment archived before it is pending again
 _logger = logging.getLogger(__name__)
 
@@ -44,7 +46,7 @@ _logger = logging.getLogger(__name__)
 class RecordResult(BaseModel):
     """What one :meth:`Manager.record` did; :meth:`as_dict` is its JSON (``horma record --json``, MCP)."""
 
-    segment: str | None  # the new raw units file, or None when every unit was already archived
+    segment: str | None  # the raw units file they went to (new, or one they went on in); None: none was new
     archived: int
     skipped: int  # units not archived by this call: unchanged + conflicts
     organized: list[str]  # segments a policy organized in this call (recovered ones first)
@@ -139,6 +141,11 @@ class Manager(SandboxedAgent):
             if isinstance(record, dict) and record.get("event") == "organized":
                 if isinstance(segment := record.get("segment"), str):  # _log always writes one
                     self._organized.add(segment)
+                    self._settled.add(segment)
+            elif isinstance(record, dict) and record.get("event") == APPENDING_EVENT:
+                if isinstance(segment := record.get("segment"), str):  # pending until organized again
+                    self._organized.discard(segment)
+                    self._settled.discard(segment)
             elif isinstance(record, dict) and record.get("event") == REORGANIZE_EVENT:
                 self._organized.clear()  # every segment is pending again (horma reorganize)
                 self._settled.clear()
@@ -170,13 +177,16 @@ class Manager(SandboxedAgent):
 
     # -- recording ------------------------------------------------------------
     def record(self, units: Sequence[Unit], slug: str, time: str | None = None, source: str | None = None,
-               untimed: frozenset[str] = frozenset()) -> RecordResult:
-        """Archive the units not archived yet as one segment, then organize it.
+               untimed: frozenset[str] = frozenset(), goes_on: bool = True) -> RecordResult:
+        """Archive the units not archived yet, as a new segment or at the end of the one they go on in, then
+        organize them.
 
         Callers validate input first; this checks the batch itself again so a
         bad one is refused before the workspace changes. Each id is sorted
         against the archive under the writer lock (:func:`horma.record_contract.sort_batch`);
-        ``untimed`` ids were stamped on arrival, so their resend compares actor and text only.
+        ``untimed`` ids were stamped on arrival, so their resend compares actor and text only. With
+        ``goes_on`` a batch may be appended to the latest segment of its session name (:meth:`_going_on`);
+        a source whose every batch is a whole session (an export's conversations) says False.
         """
         units = check_units(units)
         if time is not None:
@@ -196,11 +206,12 @@ class Manager(SandboxedAgent):
                 self._organize(pending)
                 organized.append(pending)
             verdict = sort_batch(ws, units, untimed)
-            seg = ws.archive(verdict.new, slug, time) if verdict.new else None
+            seg = self._archive(verdict.new, slug, time, source, goes_on) if verdict.new else None
             archived = 0
             seg_units: list[Unit] = []
             if seg is not None:
-                seg_units = self.segment_units(seg)
+                new_ids = {u.id for u in verdict.new}
+                seg_units = [u for u in self.segment_units(seg) if u.id in new_ids]
                 archived = len(seg_units)
                 self._log("archived", seg, units=archived, source=source, slug=slug)
                 self._organize(seg, seg_units)
@@ -212,6 +223,39 @@ class Manager(SandboxedAgent):
         return RecordResult(segment=seg, archived=archived, skipped=len(units) - archived, organized=organized,
                             cost=meter.cost(), archived_ids=[u.id for u in seg_units], unchanged=verdict.unchanged,
                             conflicts=verdict.conflicts)
+
+    def _archive(self, units: list[Unit], slug: str, time: str | None, source: str | None,
+                 goes_on: bool) -> str | None:
+        """Archive a batch: at the end of the segment it goes on in (:meth:`_going_on`), else as a new one.
+
+        An append is logged before it is made: the segment is pending from then
+        on, so a kill between the append and its notes leaves it to the next
+        record to organize again (the heuristic notes take a unit once), never
+        appended units without notes.
+        """
+        seg = self._going_on(slug, units) if goes_on else None
+        if seg is None:
+            return self.workspace.archive(units, slug, time)
+        self._log(APPENDING_EVENT, seg, units=len(units), source=source, slug=slug)
+        return self.workspace.append(units, seg)
+
+    def _going_on(self, slug: str, units: list[Unit]) -> str | None:
+        """The latest segment of the batch's session name, when the batch goes on in it
+        (:func:`horma.core.talks.goes_on`: less than half an hour after its last unit, within a talk's size).
+
+        A conversation recorded a message at a time (``horma add``, an MCP client's ``record``, the memory
+        tool) was a segment a message: a folder of ``raw/``, a source in the session note and a row in the
+        index each, which made such a chat's notes 1.21x its raw text (docs/benchmarks.md, session 21).
+        """
+        name = slugify(slug)
+        files = self.workspace.segment_files()
+        have = {f"{RAW_DIR}/{f.parent.name}/{UNITS_FILE}" for f in files if f"__{name}" in f.parent.name}
+        ours = [rel for rel in have if talks.session_name(rel, have.__contains__) == name]
+        if not ours:
+            return None
+        latest = max(ours, key=lambda rel: talks.archive_order(rel, have.__contains__))
+        held = self.segment_units(latest)
+        return latest if held and talks.goes_on(held[-1].time, len(held), units[0].time, len(units)) else None
 
     def mark_all_pending(self) -> None:
         """Log that every archived segment needs organizing again (callers hold the writer lock).
@@ -317,56 +361,6 @@ class Manager(SandboxedAgent):
         self._settled.add(seg)
 
 
-class LLMManagerPolicy:
-    """An LLM agent in the write view (the shared tool loop) writes the notes, then ``hindex`` indexes them.
-
-    The model's commands run in the sandbox, so the index update runs there
-    too: the model may have written, moved or deleted any note.
-    """
-
-    name = "llm"
-    llm_driven = True
-    needs_sandbox = True
-
-    def organize(self, agent: SandboxedAgent, task: OrganizeTask) -> Organized:
-        from horma.agents.loop import RunLimits, Tool, ToolOutcome, run_agent
-        from horma.agents.retriever import sandbox_helpers
-        from horma.llm import ToolSpec
-        from horma.prompts import render_prompt
-        from horma.skills import render_for_prompt
-
-        segment, units = task.segment, task.units
-        skills = render_for_prompt(task.domain, root=task.skills_dir)
-        system = render_prompt("manager", skills=skills, helpers=sandbox_helpers())
-        prompt = render_prompt("manager_task", segment=segment, time=units[0].time if units else "",
-                               units=[u.line() for u in units])
-        done = Tool(
-            ToolSpec(name="done",
-                     description="Finish: the new segment is reflected in notes/ and INDEX.md.",
-                     parameters={"type": "object",
-                                 "properties": {"summary": {"type": "string", "description": "what changed, one line"}},
-                                 "required": []}),
-            lambda args: ToolOutcome(f"done: {args.get('summary', '')}".strip(), finished=True),
-        )
-        box = agent.sandbox
-        result = run_agent(agent.llm, box, role="manager", system=system, task=prompt, tools=[done],
-                           limits=agent.limits or RunLimits(), trajectory_dir=agent.workspace.trajectories,
-                           allow_unsafe_local=agent.allow_unsafe_local)
-        if result.status == "llm_error":  # the model was never reached: nothing done, the next record retries
-            raise WorkspaceError(f"{segment}: the manager stopped without finishing ({result.status}: "
-                                 f"{result.error}); re-run to organize it again")
-        stopped = None
-        if result.status != "done":
-            # The model had its turn and used it up (a limit, its own format errors, a segment too big for its
-            # context): a retry would do the same, so what it wrote is kept and indexed, and the stop is logged.
-            stopped = {"status": result.status, "faults": result.faults,
-                       "trajectory": agent.workspace.rel(result.trajectory)}
-        indexed = box.exec(f"cd {shlex.quote(box.home)} && hindex")  # hsearch must see what the model wrote
-        if indexed.exit_code != 0:
-            raise WorkspaceError(f"{segment}: indexing the new notes failed: {indexed.output.strip()[-300:]}")
-        return Organized(stopped)
-
-
 POLICIES = policy_names("manager")
 
-__all__ = ["INGEST_LOG", "POLICIES", "LLMManagerPolicy", "Manager", "RecordResult", "check_units"]
+__all__ = ["INGEST_LOG", "POLICIES", "Manager", "RecordResult", "check_units"]

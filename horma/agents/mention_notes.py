@@ -122,7 +122,7 @@ class MentionNote:
             return
         page.cited.update((seg, u) for u in new)
         page.sources.setdefault(seg, []).extend(new)
-        page.lines.append(line)
+        _list(page.lines, line)
         if month not in self.counts:
             bisect.insort(self._by_year.setdefault(_year_of(month), []), month)
             self._rows.pop(_year_of(month), None)
@@ -184,6 +184,28 @@ class MentionNote:
                 + "\n".join(self._row(y, by_year[y]) for y in years))
         time = self.first if recent[-1] == self.first[:7] else f"{self.first} .. {recent[-1]}"
         return Note(self.path, self.title, body, time=time or None, links=[self.page_path(m) for m in recent]).render()
+
+
+# A pointer line as :func:`horma.agents.segment_notes._mentions` writes it: ``- <day> (<units file>:N,M) speakers``
+_POINTER = re.compile(r"- (\S+) \((raw/[^\s()]+/units\.log):(\d+(?:,\d+)*)\) (.+)")
+
+
+def _list(lines: list[str], line: str) -> None:
+    """Add a pointer line to a page's ``lines``, or fold it into the line of the same day and units file: a
+    conversation recorded a message at a time goes on in one segment (``horma.agents.manager``), and a line a
+    message made its names' pages most of its notes."""
+    new = _POINTER.fullmatch(line)
+    if new is None:
+        lines.append(line)
+        return
+    for i in range(len(lines) - 1, -1, -1):
+        old = _POINTER.fullmatch(lines[i])
+        if old and old.group(1, 2) == new.group(1, 2):
+            numbers = sorted({int(n) for m in (old, new) for n in m.group(3).split(",")})
+            actors = ", ".join(dict.fromkeys([*old.group(4).split(", "), *new.group(4).split(", ")]))
+            lines[i] = f"- {new.group(1)} ({new.group(2)}:{','.join(map(str, numbers))}) {actors}"
+            return
+    lines.append(line)
 
 
 def _by_month(page: MentionPage) -> dict[str, MentionPage]:

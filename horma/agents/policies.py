@@ -109,7 +109,7 @@ class RetrieverPolicy(Protocol):
 
 MANAGER_POLICIES: Registry[type[ManagerPolicy]] = Registry("manager policy", PolicyError)
 MANAGER_POLICIES.register("heuristic", "horma.agents.heuristic_manager:HeuristicManagerPolicy")
-MANAGER_POLICIES.register("llm", "horma.agents.manager:LLMManagerPolicy")
+MANAGER_POLICIES.register("llm", "horma.agents.llm_manager:LLMManagerPolicy")
 RETRIEVER_POLICIES: Registry[type[RetrieverPolicy]] = Registry("retriever policy", PolicyError)
 RETRIEVER_POLICIES.register("heuristic", "horma.agents.retriever:NavigatorPolicy")
 RETRIEVER_POLICIES.register("llm", "horma.agents.retriever:LLMRetrieverPolicy")

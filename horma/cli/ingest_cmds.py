@@ -63,7 +63,8 @@ def ingest_segments(mem: Memory, segments: list[Segment], source: str, progress:
     t0 = time.perf_counter()
     with mem.manager.one_run():  # one commit in the notes history for the whole source
         for seg in segments:
-            res = mem.record(seg.units, slug=seg.slug, time=seg.time, source=source)
+            # each segment a source gives is a whole session: two conversations titled alike stay two
+            res = mem.record(seg.units, slug=seg.slug, time=seg.time, source=source, goes_on=False)
             totals.units += len(seg.units)
             totals.archived += res.archived
             totals.skipped, totals.conflicts = totals.skipped + res.skipped, totals.conflicts + len(res.conflicts)

@@ -39,8 +39,8 @@ def add(
     time: str | None = typer.Option(None, "--time", "-t", help="When, e.g. 2024-03-02 or 2024-03-02 18:05 "
                                                                "(default: now, this machine's clock)."),
     session: str = typer.Option("notes", "--session", "-s",
-                                help="The raw segment's name (raw/<time>__<session>); adds of one session within "
-                                     "30 minutes of each other are searched as one conversation."),
+                                help="The raw segment's name (raw/<time>__<session>); an add within 30 minutes of "
+                                     "the session's last goes on in its segment: one conversation."),
     manager: str | None = MANAGER_OPT,
     llm: str | None = LLM_OPT,
     backend: str | None = BACKEND_OPT,

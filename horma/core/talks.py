@@ -1,9 +1,13 @@
 """Which archive segments are one conversation: the talk a segment belongs to.
 
-A segment is what one ``record`` archived. A client that records a whole
-session at once makes one segment of it; one that records each message as it
-comes (``horma add``, an MCP client's ``record`` a message, the Anthropic
-memory tool's writes) makes a segment of every turn. The ranking reads a
+A segment is a folder of ``raw/``: what one ``record`` archived, and the
+records that went on in it. A client that records each message as it comes
+(``horma add``, an MCP client's ``record`` a message, the Anthropic memory
+tool's writes) made a segment of every turn until session 21; now a batch
+that :func:`goes_on` after the latest segment of its name is appended to it,
+so such a conversation is one segment, as a session recorded whole is. Talks
+still join what appending cannot: the segments a workspace recorded before, a
+batch dated before the segment's last unit. The ranking reads a
 conversation as one: a turn's neighbours lend it their score, a session about
 the question lifts its turns, a conversation goes on and does not update
 itself (:mod:`horma.update_links`). Read by segment, a conversation recorded a
@@ -61,10 +65,20 @@ def archive_order(path: str, exists: Callable[[str], bool]) -> tuple[str, int]:
 
 def block(path: str, time: str, exists: Callable[[str], bool]) -> tuple[str, str]:
     """Which of a context's blocks a raw line goes in, each under one ``[date]`` header: a day of one session
-    name. A conversation recorded a message at a time is a segment a turn, and paid a header a turn (the
+    name. A conversation recorded a message at a time was a segment a turn, and paid a header a turn (the
     assistant chats recorded so: 0.927 at 1000 tokens against 0.950 recorded a session at a time; with a block
     a day of a name, the same figures at every budget: docs/benchmarks.md, session 15)."""
     return time[:10], session_name(path, exists)
+
+
+def goes_on(last: str | None, held: int, first: str | None, adding: int) -> bool:
+    """Whether a batch whose first unit is at ``first`` goes on in the segment whose last unit was at ``last``
+    (holding ``held`` units) rather than starting one: it starts less than :data:`SAME_TALK` after that unit and
+    not before it (a segment's lines stay in time order), and the talk stays within :data:`TALK_UNITS`. How a
+    conversation recorded a message at a time stays one folder of ``raw/`` (``horma.agents.manager``)."""
+    start, end = _when(first), _when(last)
+    return (start is not None and end is not None and dt.timedelta(0) <= start - end < SAME_TALK
+            and held + adding <= TALK_UNITS)
 
 
 def _name(conn: sqlite3.Connection, path: str) -> str:

@@ -1,0 +1,168 @@
+"""A conversation recorded a message at a time goes on in one segment: one folder of raw/, one source in its
+session note, one row in the index (horma.agents.manager, horma.core.talks.goes_on)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import horma
+from horma.agents.manager import Manager
+from horma.core import talks
+from horma.workspace import Unit, Workspace
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+EVENING = [
+    Unit("d:1", "2023-02-12 19:42", "Daniel", "I adopted a dog called Pepper from the shelter in Minneapolis."),
+    Unit("d:2", "2023-02-12 19:43", "Assistant", "Congratulations on Pepper! A first walk is a good start."),
+    Unit("d:3", "2023-02-12 19:45", "Daniel", "Pepper loves the park near Macalester. We went yesterday."),
+    Unit("d:4", "2023-02-12 19:50", "Assistant", "Parks are good for Pepper: keep the lead on near the lake."),
+]
+LATER = Unit("d:5", "2023-02-12 21:05", "Daniel", "Pepper finally fell asleep on the sofa, out like a light.")
+
+
+def _units_files(root: Path) -> dict[str, list[str]]:
+    return {f.parent.name: [ln.split(" | ", 1)[0] for ln in f.read_text().splitlines()]
+            for f in sorted((root / "raw").glob("*/units.log"))}
+
+
+def _index(root: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(root / ".horma" / "index" / "search.db") as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_messages_of_one_conversation_go_on_in_one_segment_and_a_pause_starts_another(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    with horma.Memory(root, sandbox="local") as mem:
+        done = [mem.record([u], slug="evening") for u in [*EVENING, LATER]]
+        assert [r.archived_ids for r in done] == [[u.id] for u in [*EVENING, LATER]]
+        first = done[0].segment
+        assert [r.segment for r in done[:4]] == [first] * 4 and done[4].segment != first  # 75 minutes later
+        # the raw archive: one folder for the four messages, in order, and one for the message after the pause
+        assert list(_units_files(root).values()) == [["d:1", "d:2", "d:3", "d:4"], ["d:5"]]
+        assert oct((root / first).stat().st_mode & 0o777) == "0o444"
+        # the session note: one source with every unit, its turns' dates cited by line, the span brought up to date
+        note = mem.workspace.read_note(f"notes/sessions/2023-02/{first.split('/')[1]}.md")
+        assert note.sources == [{"path": first, "units": ["d:1", "d:2", "d:3", "d:4"]}]
+        assert f"raw: {first} (lines 1-4, units d:1 .. d:4)" in note.body
+        assert "- d:3 (line 3) Daniel (yesterday = 11 February 2023)" in note.body
+        # a speaker's page cites the conversation once; the index holds each unit once, in its segment
+        daniel = (root / "notes/people/daniel.md").read_text()
+        assert daniel.count(f"({first}:") == 1
+        assert _index(root, "SELECT path, lines FROM segments ORDER BY id") == [(first, 4), (done[4].segment, 1)]
+        assert sorted(u for (u,) in _index(root, "SELECT uid FROM units")) == ["d:1", "d:2", "d:3", "d:4", "d:5"]
+        assert _index(root, "SELECT count(*) FROM vectors") == [(5,)]
+        context = mem.recall("Which park does my dog like?", budget=100)
+        assert "d:3" in context.refs, context.text
+        # a resend is unchanged, and changes nothing
+        again = mem.record([EVENING[1]], slug="evening")
+        assert again.segment is None and again.unchanged == ["d:2"]
+    assert list(_units_files(root).values()) == [["d:1", "d:2", "d:3", "d:4"], ["d:5"]]
+
+
+def test_a_mention_page_folds_a_conversations_lines_of_one_day_into_one(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    with horma.Memory(root, sandbox="local") as mem:
+        for u in EVENING:  # Pepper's first talk: the name waits for a second one
+            mem.record([u], slug="evening")
+        for u in (Unit("m:1", "2023-03-04 10:15", "Daniel", "Pepper chewed my running shoes."),
+                  Unit("m:2", "2023-03-04 10:16", "Assistant", "Give Pepper a chew toy of her own instead."),
+                  Unit("m:3", "2023-03-04 10:18", "Daniel", "Pepper also chewed the Brooks box.")):
+            seg = mem.record([u], slug="morning").segment
+    pepper = (root / "notes/entities/pepper.md").read_text()
+    assert f"- 2023-03-04 ({seg}:1,2,3) Daniel, Assistant" in pepper
+    assert pepper.count(f"({seg}:") == 1
+
+
+def test_a_batch_that_starts_before_the_last_message_or_outgrows_a_talk_starts_a_segment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "mem"
+    with horma.Memory(root, sandbox="local") as mem:
+        a = mem.record(EVENING[2:3], slug="evening").segment
+        b = mem.record(EVENING[:1], slug="evening").segment  # earlier than the segment's last unit
+        c = mem.record(EVENING[1:2], slug="other name").segment
+        monkeypatch.setattr(talks, "TALK_UNITS", 2)
+        d = mem.record(EVENING[3:4], slug="evening").segment  # goes on in the latest "evening" (one unit)...
+        e = mem.record([Unit("d:6", "2023-02-12 19:52", "Daniel", "Off to bed.")], slug="evening").segment
+    assert len({a, b, c}) == 3 and d == a and e not in {a, b, c}  # ...which is full at two
+    assert list(_units_files(root).values()) == [["d:1"], ["d:2"], ["d:3", "d:4"], ["d:6"]]
+
+
+def test_another_process_sees_the_units_appended_to_a_segment_it_has_read(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    ws = Workspace.init(root)
+    reader = Workspace.open(root)  # another process's view: its own id cache
+    with Manager(ws, backend="local") as manager:
+        manager.record(EVENING[:1], slug="evening")
+        assert reader.unit_ids() == {"d:1"}
+        manager.record(EVENING[1:2], slug="evening")
+    assert reader.unit_ids() == {"d:1", "d:2"}
+    assert [f.parent.name for f in reader.files_holding({"d:2"})] == [_one(root)]
+    with Manager(reader, backend="local") as other:  # its resend is recognised, not archived twice
+        assert other.record(EVENING[1:2], slug="evening").unchanged == ["d:2"]
+    assert list(_units_files(root).values()) == [["d:1", "d:2"]]
+
+
+def _one(root: Path) -> str:
+    (folder,) = _units_files(root)
+    return folder
+
+
+# Records one message at a time, blocking (to be killed) right after the Nth write of a units file: the append
+# is on disk, its notes and index are not.
+BLOCKING_RECORD = """
+import json, os, sys, time
+n = int(sys.argv[1])
+count = [0]
+real_replace = os.replace
+def replace(src, dst, *a, **k):
+    real_replace(src, dst, *a, **k)
+    if str(dst).endswith("units.log"):
+        count[0] += 1
+        if count[0] == n:
+            print("blocked", flush=True)
+            time.sleep(300)
+os.replace = replace
+import horma
+with horma.Memory(sys.argv[2], sandbox="local") as mem:
+    for line in open(sys.argv[3]):
+        mem.record([json.loads(line)], slug="evening")
+"""
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_record_killed_after_its_append_leaves_the_next_one_to_organize_it(tmp_path: Path, n: int) -> None:
+    source = tmp_path / "messages.jsonl"
+    source.write_text("".join(json.dumps({"id": u.id, "time": u.time, "actor": u.actor, "text": u.text}) + "\n"
+                              for u in EVENING))
+    root = tmp_path / "mem"
+    child = subprocess.Popen([sys.executable, "-c", BLOCKING_RECORD, str(n), str(root), str(source)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=ENV)
+    try:
+        assert child.stdout.readline().strip() == "blocked", child.stderr.read()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+    assert list(_units_files(root).values()) == [[u.id for u in EVENING[:n]]]
+    again = subprocess.run([sys.executable, "-c", BLOCKING_RECORD, "0", str(root), str(source)],
+                           capture_output=True, text=True, cwd=REPO, env=ENV)
+    assert again.returncode == 0, again.stderr
+    every = [u.id for u in EVENING]
+    assert list(_units_files(root).values()) == [every]
+    seg = f"raw/{_one(root)}/units.log"
+    assert _index(root, "SELECT path, lines FROM segments") == [(seg, 4)]
+    assert sorted(u for (u,) in _index(root, "SELECT uid FROM units")) == every
+    note = Workspace.open(root).read_note(f"notes/sessions/2023-02/{_one(root)}.md")
+    assert note.sources == [{"path": seg, "units": every}]
+    assert note.body.count("- d:3 ") == 1  # organized again after the kill: each turn listed once
+    log = [json.loads(ln) for ln in (root / ".horma/ingest.log").read_text().splitlines()]
+    assert log[-1]["event"] == "organized" and Manager(Workspace.open(root)).pending_segments() == []

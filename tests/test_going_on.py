@@ -166,3 +166,20 @@ def test_a_record_killed_after_its_append_leaves_the_next_one_to_organize_it(tmp
     assert note.body.count("- d:3 ") == 1  # organized again after the kill: each turn listed once
     log = [json.loads(ln) for ln in (root / ".horma/ingest.log").read_text().splitlines()]
     assert log[-1]["event"] == "organized" and Manager(Workspace.open(root)).pending_segments() == []
+
+
+def test_a_conversation_recorded_a_message_at_a_time_gets_the_notes_of_one_recorded_whole(tmp_path: Path) -> None:
+    morning = [Unit("m:1", "2023-03-04 10:15", "Daniel", "Pepper chewed my running shoes in Minneapolis."),
+               Unit("m:2", "2023-03-04 10:16", "Assistant", "Give Pepper a chew toy of her own instead."),
+               Unit("m:3", "2023-03-04 10:18", "Daniel", "Yesterday Pepper also chewed the box from Macalester.")]
+    trees = []
+    for how in ("whole", "a message at a time"):
+        root = tmp_path / how.replace(" ", "-")
+        with horma.Memory(root, sandbox="local") as mem:
+            for slug, units in (("evening", EVENING), ("morning", morning)):
+                for batch in ([units] if how == "whole" else [[u] for u in units]):
+                    mem.record(batch, slug=slug)
+        trees.append({p.relative_to(root).as_posix(): p.read_text()
+                      for p in sorted((root / "notes").rglob("*.md"))} | {"INDEX.md": (root / "INDEX.md").read_text()})
+    assert trees[0] == trees[1]
+    assert "(raw/2023-02-12T19-42__evening/units.log:1,2,3,4) Daniel, Assistant" in trees[0]["notes/entities/pepper.md"]

@@ -132,13 +132,17 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
     if not path.is_file():
         raise WorkspaceError(f"{segment}: no such raw segment")
     raw_text = book.ws.read_raw(path)
+    every = [(n, u) for n, line in enumerate(raw_text.splitlines(), 1) if (u := parse_raw_line(line)) is not None]
     wanted = {u.id for u in units}
-    located = [(n, u) for n, line in enumerate(raw_text.splitlines(), 1)
-               if (u := parse_raw_line(line)) is not None and u.id in wanted]
+    located = [(n, u) for n, u in every if u.id in wanted]
     book.begin_segment()
+    talk_note, talk_segments = _talk(book.ws, segment, located)
+    if talk_note is not None and talk_note.path == _session_note_rel(book.ws, segment):
+        # units went on in a segment organized before (a conversation recorded a message at a time): its notes
+        # are made again from all its units, as for a session recorded whole (mention pages take a unit once)
+        located, talk_note = every, None
     facts = extract(segment, located, book.known, opts)
     book.known.update(facts.names)
-    talk_note, talk_segments = _talk(book.ws, segment, located)
     files = render_segment(book, facts, opts, talk_note if opts["session_notes"] else None, talk_segments)
     t1 = time.perf_counter()
     written = write_segment(book, segment, raw_text, files)
@@ -188,15 +192,18 @@ def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple
     others = frozenset(paths) - {segment}
     if not paths:
         return none
-    if paths[0] == segment:  # units appended to the talk's own segment join its note, where it has one
-        note = _note_of(ws, session_note_path(segment))
-        if note is None or not any(src.get("path") == segment for src in note.sources):
-            return none
-        return note, frozenset(paths)
-    rel = session_note_path(paths[0])
+    note = _note_of(ws, _session_note_rel(ws, paths[0]))
+    if paths[0] == segment and (note is None or all(src.get("path") != segment for src in note.sources)):
+        return none  # the talk's first segment, not organized yet
+    return note, others
+
+
+def _session_note_rel(ws: Workspace, seg: str) -> str:
+    rel = session_note_path(seg)
     if not (ws.root / rel).is_file():  # a workspace from before month folders keeps its notes where they are
-        rel = f"{NOTES_DIR}/sessions/{paths[0].rsplit('/', 2)[-2]}.md"
-    return _note_of(ws, rel), others
+        old = f"{NOTES_DIR}/sessions/{seg.rsplit('/', 2)[-2]}.md"
+        return old if (ws.root / old).is_file() else rel
+    return rel
 
 
 def _note_of(ws: Workspace, rel: str) -> Note | None:

@@ -63,11 +63,12 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
             for name in t.names:
                 if name not in book.noted:
                     first = book.once().get(name)
-                    if first is None:  # a name's first session: its note waits for a second one
+                    # a name's first session (or this segment again, as units went on in it): its note waits
+                    if first is None or first["seg"] == seg:
                         first_session.setdefault(name, []).append(t)
                         continue
-                    if first["seg"] == seg or first["seg"] in talk:
-                        continue  # the first talk again (or this segment, organized a second time)
+                    if first["seg"] in talk:
+                        continue  # the first talk again
                     note = book.mention_note("entities", name, ENTITY_KIND)
                     note.add(book.page(note, first["month"]), first["month"], first["seg"], first["line"],
                              list(first.get("uids") or [first["uid"]]), first["day"])
@@ -84,10 +85,13 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
                 groups.setdefault((note.path, t.month), [note, t.day, []])[2].append(t)
     for name, turns in first_session.items():
         t0 = turns[0]
+        uids = [t.unit.id for t in turns]
+        if (book.once().get(name) or {}).get("uids") == uids:
+            continue  # as kept already (this segment organized again)
         line = (f"- {t0.day} {format_citation(seg, *(t.lineno for t in turns))} "
                 + ", ".join(dict.fromkeys(t.unit.actor for t in turns)))
         book.mentioned_once(name, {"month": t0.month, "seg": seg, "line": line, "uid": t0.unit.id,
-                                   "uids": [t.unit.id for t in turns], "day": t0.day})
+                                   "uids": uids, "day": t0.day})
     for (_, month), (note, day, turns) in groups.items():
         actors = ", ".join(dict.fromkeys(t.unit.actor for t in turns))
         line = f"- {day} {format_citation(seg, *(t.lineno for t in turns))} {actors}"
@@ -129,39 +133,26 @@ def session_note(facts: SegmentFacts, links: list[str], opts: Mapping[str, Any])
 
 def talk_session_note(note: Note, facts: SegmentFacts, opts: Mapping[str, Any]) -> Note:
     """``note``, the session note of the talk this segment continues (:mod:`horma.core.talks`: a conversation
-    recorded a message at a time), with the segment's new units added: to the source of their segment, their
-    speakers, and their turns that need more than their raw line. Units appended to the note's one segment
-    keep its ``(line N)`` citations; a note of several raw files cites ``raw/<seg>/units.log:N`` (its earlier
-    ``(line N)`` are rewritten so). A note a segment had made the notes 4.5x the raw text of such a chat
+    recorded a message at a time), with the segment added: its source, its speakers, and its turns that need
+    more than their raw line, cited ``raw/<seg>/units.log:N`` since the note now has several raw files (its
+    earlier ``(line N)`` are rewritten so). A note a segment had made the notes 4.5x the raw text of such a chat
     (docs/benchmarks.md, session 15)."""
-    seg = facts.segment
-    have = {u for src in note.sources if src.get("path") == seg for u in src.get("units", [])}
-    units = [u for u in facts.units if u.id not in have]
-    if not units:
+    seg, units = facts.segment, facts.units
+    if any(src.get("path") == seg for src in note.sources):
         return note  # organized again (a run killed before its index commit): the note has it already
     body = note.body
-    own = [src["path"] for src in note.sources] == [seg]
-    if len(note.sources) == 1 and not own:
+    if len(note.sources) == 1:
         one = note.sources[0]["path"]
         body = _LINE.sub(lambda m: format_citation(one, int(m.group(1))), body)
     actors = list(dict.fromkeys([*_participants(body), *facts.actors]))
     body = _PARTICIPANTS.sub(f"participants: {', '.join(actors)}", body, count=1)
-    fresh = {u.id for u in units}
-    rows = [r for r in _rows(facts, opts, (lambda n: f"line {n}") if own else
-                             (lambda n: format_citation(seg, n)[1:-1])) if r.split(" ", 2)[1] in fresh]
+    rows = _rows(facts, opts, lambda n: format_citation(seg, n)[1:-1])
     if rows:
         heading = "## Turns that need more than their raw line"
         body = body.rstrip("\n") + ("\n" if heading in body else f"\n\n{heading}\n") + "\n".join(rows)
-    last = max((t for t in facts.turns if t.unit.id in fresh), key=lambda t: t.lineno)
-    body = re.sub(rf"^(raw: {re.escape(seg)} \(lines \d+)-\d+(, units \S+ \.\. )\S+\)$",
-                  lambda m: f"{m.group(1)}-{last.lineno}{m.group(2)}{last.unit.id})", body, count=1, flags=re.MULTILINE)
     title = note.title.split(": ", 1)[0] + f": {', '.join(actors)}"
-    ids = [u.id for u in units]
-    sources = [{**src, "units": [*src.get("units", []), *ids]} if src.get("path") == seg else src
-               for src in note.sources]
-    if all(src.get("path") != seg for src in note.sources):
-        sources.append({"path": seg, "units": ids})
-    return Note(note.path, title, body, time=note.time, sources=sources, links=note.links)
+    return Note(note.path, title, body, time=note.time,
+                sources=[*note.sources, {"path": seg, "units": [u.id for u in units]}], links=note.links)
 
 
 _LINE = re.compile(r"\(line (\d+)\)")

@@ -78,10 +78,17 @@ class TimelineNote:
             self.last = max(self.last, day)
 
     def add(self, segment: str, line: str) -> None:
-        """List a segment once, in time order (``line`` starts with its time)."""
-        if segment in self.segments:
-            return
+        """List a segment once, in time order (``line`` starts with its time); a segment listed already gets
+        ``line`` in place of its line (units went on in it: its count and phrases change, not its time)."""
         year = year_of_line(line)
+        if segment in self.segments:
+            page = self.pages.get(year, [])
+            at = next((i for i, ln in enumerate(page) if (m := SEGMENT_IN_LINE.search(ln)) and m.group(1) == segment),
+                      None)
+            if at is not None and page[at] != line:
+                page[at] = line
+                self.dirty.add(year)
+            return
         page = self.pages.setdefault(year, [])
         bisect.insort(page, line)
         self.segments.add(segment)

@@ -16,6 +16,7 @@ the archive; this cache reads a file again only when it changed:
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -56,8 +57,8 @@ class ArchiveIds:
         sig = self.signature()
         if sig is not None and sig == self._sig:
             return self._ids
-        files = self._list()
-        sizes = {f: _size(f) for f in files}
+        sizes = {f: n for f in self._list() if (n := _size(f)) >= 0}  # a file forget removed since listed: gone
+        files = list(sizes)
         if files != self._files or any(self._by_file.get(f, (-1,))[0] != n for f, n in sizes.items()):
             by_file = {}
             for f in files:
@@ -82,6 +83,23 @@ class ArchiveIds:
         self.ids()
         return [f for f, (_, held) in self._by_file.items() if not held.isdisjoint(ids)]
 
+    def forget(self, f: Path) -> None:
+        """Read ``f`` again, and ``raw/`` with it, on the next call: a writer's log says another process
+        appended to it (``horma.agents.manager``), which ``raw/``'s mtime may not show (a kill right after the
+        append, a file system whose mtime has coarse ticks)."""
+        self._by_file.pop(f, None)
+        self._sig = None
+
+    def _touch(self) -> None:
+        """Move ``raw/``'s mtime on: a later one, not "now", whose tick (a few ms) may still be the last
+        change's. Best effort: a writer's log tells other writers too (:meth:`forget`)."""
+        try:
+            st = os.stat(self.raw)
+            os.utime(self.raw, ns=(st.st_atime_ns, max(time.time_ns(), st.st_mtime_ns + 1)))
+        except OSError:  # not the owner of raw/ (explicit times need it)
+            with contextlib.suppress(OSError):
+                os.utime(self.raw)
+
     def _complete(self, sig: tuple[int, int] | None) -> bool:
         """Whether every folder in ``raw/`` had its units file when listed (none was mid-archive).
 
@@ -96,10 +114,9 @@ class ArchiveIds:
         ``appended`` units to an existing one, after which ``raw/`` is touched so that other processes look
         again. ``known`` is what :meth:`ids` returned before the write: when it was this cache's current state,
         the write is folded in instead of listing ``raw/`` again on the next call."""
-        if appended:  # a later mtime, not "now": the clock's tick (a few ms) may still be the last change's
-            st = os.stat(self.raw)
-            os.utime(self.raw, ns=(st.st_atime_ns, max(time.time_ns(), st.st_mtime_ns + 1)))
-        held = frozenset(new) | (self._by_file.get(f, (0, frozenset()))[1] if appended else frozenset())
+        if appended:
+            self._touch()
+        held = ids_in(text) if appended else frozenset(new)  # read, not merged: forget may have changed the file
         self._by_file[f] = (len(text.encode("utf-8")), held)
         if known is self._ids and self._files is not None and self._sig is not None:
             self._ids.update(held)
@@ -115,5 +132,5 @@ class ArchiveIds:
 def _size(f: Path) -> int:
     try:
         return f.stat().st_size
-    except OSError:  # removed since listed (horma forget): read again, and fail there if it is truly gone
-        return -2
+    except FileNotFoundError:  # removed since listed (horma forget emptied it)
+        return -1

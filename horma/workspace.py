@@ -222,6 +222,13 @@ class Workspace:
         """Ids of every archived unit, seeing what other processes added since the last call."""
         return self._archive.ids()
 
+    def reread(self, segment: str) -> None:
+        """Read ``segment``'s ids again on the next call: another process appended to it."""
+        try:
+            self._archive.forget(self.resolve(segment))
+        except WorkspaceError:  # a log line edited by hand: read all of raw/ again
+            self._archive.forget(self.root / RAW_DIR)
+
     def files_holding(self, ids: set[str]) -> list[Path]:
         """The units files holding any of ``ids``, from the id cache: a resent batch reads only those."""
         return self._archive.holding(ids)

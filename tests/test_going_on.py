@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import horma
+from horma.agents.heuristic_manager import manage
 from horma.agents.manager import Manager
 from horma.core import talks
 from horma.workspace import Unit, Workspace
@@ -183,3 +184,87 @@ def test_a_conversation_recorded_a_message_at_a_time_gets_the_notes_of_one_recor
                       for p in sorted((root / "notes").rglob("*.md"))} | {"INDEX.md": (root / "INDEX.md").read_text()})
     assert trees[0] == trees[1]
     assert "(raw/2023-02-12T19-42__evening/units.log:1,2,3,4) Daniel, Assistant" in trees[0]["notes/entities/pepper.md"]
+
+
+# A record that blocks (to be killed) at the touch of raw/ that follows its append: the units file is renamed in,
+# raw/'s mtime has not moved.
+BLOCKING_TOUCH = """
+import os, sys, time
+def utime(*a, **k):
+    print("blocked", flush=True)
+    time.sleep(300)
+os.utime = utime
+import horma
+with horma.Memory(sys.argv[1], sandbox="local") as mem:
+    mem.record([{"id": "d:2", "time": "2023-02-12 19:43", "actor": "Assistant", "text": "A first walk helps."}],
+               slug="evening")
+"""
+
+
+def test_a_writer_killed_before_it_touches_raw_still_tells_the_others_what_it_appended(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    ws = Workspace.init(root)
+    with Manager(ws, backend="local") as other:  # a long-lived writer (an MCP server) with its ids cached
+        other.record(EVENING[:1], slug="evening")
+        assert ws.unit_ids() == {"d:1"}
+        child = subprocess.Popen([sys.executable, "-c", BLOCKING_TOUCH, str(root)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, cwd=REPO, env=ENV)
+        try:
+            assert child.stdout.readline().strip() == "blocked", child.stderr.read()
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=10)
+        resent = other.record([Unit("d:2", "2023-02-12 19:43", "Assistant", "A first walk helps.")], slug="evening")
+    assert resent.unchanged == ["d:2"] and resent.archived == 0
+    assert list(_units_files(root).values()) == [["d:1", "d:2"]]
+
+
+def test_units_appended_without_session_notes_still_get_a_timeline_line_for_the_whole_segment(tmp_path: Path) -> None:
+    ws = Workspace.init(tmp_path / "mem")
+    with ws.writer():
+        seg = ws.archive(EVENING[:1], "evening", EVENING[0].time)
+        manage(ws, seg, EVENING[:1], {"session_notes": False})
+        ws.append(EVENING[1:3], seg)
+        manage(ws, seg, EVENING[1:3], {"session_notes": False})
+    timeline = (tmp_path / "mem/notes/timeline.md").read_text()
+    assert f"{seg} (3 units d:1 .. d:3)" in timeline and timeline.count(seg) == 1
+
+
+def test_a_names_first_talk_keeps_every_mention_across_processes(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    for u in [*EVENING[:3], Unit("m:1", "2023-03-04 10:15", "Daniel", "Pepper chewed my running shoes.")]:
+        done = subprocess.run([sys.executable, "-m", "horma", "add", str(root), u.text, "--actor", u.actor,
+                               "--time", u.time, "--session", "evening" if u.id.startswith("d") else "morning",
+                               "--backend", "local"], capture_output=True, text=True, cwd=REPO, env=ENV)
+        assert done.returncode == 0, done.stderr
+    page = (root / "notes/entities/pepper.md").read_text()  # named in each message of a talk, then in another
+    (evening,) = [f for f in _units_files(root) if f.endswith("__evening")]
+    assert f"(raw/{evening}/units.log:1,2,3) Daniel, Assistant" in page, page
+
+
+def test_a_session_goes_on_in_its_own_folder_by_name_and_time(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    with horma.Memory(root, sandbox="local") as mem:
+        own = mem.record([Unit("s:1", "2024-03-02 10:00", "Ana", "Standup: the boat is ready.")], slug="standup-2")
+        mem.record([Unit("t:1", "2024-03-02 10:00", "Ana", "Standup: sails mended.")], slug="standup")
+        mem.record([Unit("t:2", "2024-03-02 10:01", "Ana", "And the mast too.")], slug="standup")
+        mem.record([Unit("n:1", "2024-03-02", "Ana", "A day to remember.")], slug="notes")
+        mem.record([Unit("n:2", "2024-03-02 18:05", "Ana", "Dinner at eight.")], slug="notes")
+        mem.record([Unit("n:3", "2024-03-02 18:06", "Ana", "Bring wine.")], slug="notes")
+    files = _units_files(root)
+    assert files[own.segment.split("/")[1]] == ["s:1"]  # "standup-2" is a session of its own, not a copy
+    assert sorted(u for f, us in files.items() if f.endswith("__standup") for u in us) == ["t:1", "t:2"]
+    assert files["2024-03-02T18-05__notes"] == ["n:2", "n:3"]  # a day's note does not stop the evening going on
+
+
+def test_a_workspace_that_recorded_a_segment_a_message_goes_on_in_new_segments_of_its_talk(tmp_path: Path) -> None:
+    root = tmp_path / "mem"
+    ws = Workspace.init(root)
+    with Manager(ws, backend="local") as manager:
+        for u in EVENING[:2]:  # as before session 21: a segment a message, the second continuing the first's talk
+            with ws.writer():
+                seg = ws.archive([u], "evening", u.time)
+            assert manager.organize_pending() == [seg]
+        manager.record(EVENING[2:3], slug="evening")
+    assert list(_units_files(root).values()) == [["d:1"], ["d:2"], ["d:3"]]
+    assert len({t for _, t in _index(root, "SELECT path, talk FROM segments")}) == 1

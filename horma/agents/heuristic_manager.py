@@ -136,11 +136,11 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
     wanted = {u.id for u in units}
     located = [(n, u) for n, u in every if u.id in wanted]
     book.begin_segment()
-    talk_note, talk_segments = _talk(book.ws, segment, located)
-    if talk_note is not None and talk_note.path == _session_note_rel(book.ws, segment):
+    talk_note, talk_segments, again = _talk(book.ws, segment, located)
+    if again:
         # units went on in a segment organized before (a conversation recorded a message at a time): its notes
         # are made again from all its units, as for a session recorded whole (mention pages take a unit once)
-        located, talk_note = every, None
+        located = every
     facts = extract(segment, located, book.known, opts)
     book.known.update(facts.names)
     files = render_segment(book, facts, opts, talk_note if opts["session_notes"] else None, talk_segments)
@@ -163,14 +163,16 @@ def organize(book: NoteBook, segment: str, units: list[Unit], skills: Mapping[st
             "elapsed_ms": round((time.perf_counter() - t0) * 1000, 3)}
 
 
-def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple[Note | None, frozenset[str]]:
+def _talk(ws: Workspace, segment: str,
+          located: list[tuple[int, Unit]]) -> tuple[Note | None, frozenset[str], bool]:
     """The session note of the talk this segment continues (:mod:`horma.core.talks`), where this manager wrote
-    one, and the talk's other segments; (None, no segments) when the segment starts a talk, or the index cannot
-    tell yet."""
+    one, the talk's other segments, and whether the segment starts its talk and was indexed before (units
+    went on in it, or it is organized again); (None, no segments, False) when the segment starts a talk, or
+    the index cannot tell yet."""
     from horma.core import index_schema, talks
     from horma.index import index_folder
 
-    none: tuple[Note | None, frozenset[str]] = (None, frozenset())
+    none: tuple[Note | None, frozenset[str], bool] = (None, frozenset(), False)
     if not located:
         return none
     try:
@@ -192,10 +194,9 @@ def _talk(ws: Workspace, segment: str, located: list[tuple[int, Unit]]) -> tuple
     others = frozenset(paths) - {segment}
     if not paths:
         return none
-    note = _note_of(ws, _session_note_rel(ws, paths[0]))
-    if paths[0] == segment and (note is None or all(src.get("path") != segment for src in note.sources)):
-        return none  # the talk's first segment, not organized yet
-    return note, others
+    if paths[0] == segment:
+        return None, others, row is not None
+    return _note_of(ws, _session_note_rel(ws, paths[0])), others, False
 
 
 def _session_note_rel(ws: Workspace, seg: str) -> str:

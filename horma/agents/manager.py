@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -105,6 +107,7 @@ class Manager(SandboxedAgent):
         self._history: NotesHistory | None = None  # the notes history, opened on the first record
         self._run: list[str] | None = None  # segments organized inside one_run(), committed at its end
         self._swept = False  # dead writers' temp files removed (once, at the first record)
+        self._writer = secrets.token_hex(6)  # this manager's appends in the log, which need no re-read
 
     # -- the ingest log -------------------------------------------------------
     def _log(self, event: str, segment: str, **fields) -> None:
@@ -146,6 +149,8 @@ class Manager(SandboxedAgent):
                 if isinstance(segment := record.get("segment"), str):  # pending until organized again
                     self._organized.discard(segment)
                     self._settled.discard(segment)
+                    if record.get("writer") != self._writer:  # another's append: its ids, read again
+                        self.workspace.reread(segment)
             elif isinstance(record, dict) and record.get("event") == REORGANIZE_EVENT:
                 self._organized.clear()  # every segment is pending again (horma reorganize)
                 self._settled.clear()
@@ -236,7 +241,7 @@ class Manager(SandboxedAgent):
         seg = self._going_on(slug, units) if goes_on else None
         if seg is None:
             return self.workspace.archive(units, slug, time)
-        self._log(APPENDING_EVENT, seg, units=len(units), source=source, slug=slug)
+        self._log(APPENDING_EVENT, seg, units=len(units), source=source, slug=slug, writer=self._writer)
         return self.workspace.append(units, seg)
 
     def _going_on(self, slug: str, units: list[Unit]) -> str | None:
@@ -248,14 +253,38 @@ class Manager(SandboxedAgent):
         index each, which made such a chat's notes 1.21x its raw text (docs/benchmarks.md, session 21).
         """
         name = slugify(slug)
-        files = self.workspace.segment_files()
-        have = {f"{RAW_DIR}/{f.parent.name}/{UNITS_FILE}" for f in files if f"__{name}" in f.parent.name}
-        ours = [rel for rel in have if talks.session_name(rel, have.__contains__) == name]
+        # its name exactly (a "-2" may be another session's own name), the latest by time ("2024-03-02__x"
+        # before "2024-03-02T18-05__x", which a plain sort puts the other way round)
+        ours = [f for f in self.workspace.segment_files() if f.parent.name.partition("__")[2] == name]
         if not ours:
             return None
-        latest = max(ours, key=lambda rel: talks.archive_order(rel, have.__contains__))
-        held = self.segment_units(latest)
-        return latest if held and talks.goes_on(held[-1].time, len(held), units[0].time, len(units)) else None
+        last = max(ours, key=lambda f: f.parent.name.partition("__")[0].replace("T", " "))
+        text = self.workspace.read_raw(last)
+        held = [u for line in text.split("\n") if (u := parse_raw_line(line)) is not None]
+        latest = f"{RAW_DIR}/{last.parent.name}/{UNITS_FILE}"
+        if not (held and text.endswith("\n") and talks.goes_on(held[-1].time, len(held), units[0].time, len(units))):
+            return None  # (a last line cut by an edit outside horma: a new segment, not an error each record)
+        return latest if self._starts_talk(latest) else None
+
+    def _starts_talk(self, seg: str) -> bool:
+        """Whether ``seg`` is the first segment of its talk, as the index says (a workspace recorded before
+        session 21 has a segment a message, each but the first continuing a talk: those are not appended to,
+        and its talk goes on as before); True when the index does not know it yet."""
+        from horma.core import index_schema
+        from horma.index import index_folder
+
+        try:
+            conn = index_schema.connect(str(index_folder(self.workspace)), readonly=True)
+        except index_schema.IndexError_:
+            return True
+        try:
+            row = conn.execute(f"SELECT {talks.talk_column(conn)} = s.id FROM segments s WHERE path = ?",
+                               (seg,)).fetchone()
+        except sqlite3.OperationalError:  # an index from before talks: none continues another
+            return True
+        finally:
+            conn.close()
+        return row is None or bool(row[0])
 
     def mark_all_pending(self) -> None:
         """Log that every archived segment needs organizing again (callers hold the writer lock).

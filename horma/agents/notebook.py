@@ -105,7 +105,7 @@ class NoteBook:
                     for line in fh:
                         try:
                             rec = json.loads(line)
-                            self._once.setdefault(rec["name"], rec)
+                            self._once[rec["name"]] = rec  # the latest: it grows as its segment goes on
                         except (ValueError, KeyError, TypeError):
                             continue  # a line torn by a kill
             except FileNotFoundError:

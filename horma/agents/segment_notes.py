@@ -50,6 +50,7 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
     """
     seg = facts.segment
     quote = bool(opts["quote_mentions"])
+    once = book.once()  # read (a stat of its file) once a segment, not once a name a turn
     touched: dict[str, MentionNote] = {}
     groups: dict[tuple[str, str], list[Any]] = {}  # (note path, month) -> [note, day, turns]
     first_session: dict[str, list[Any]] = {}  # name -> its turns in the first session naming it
@@ -62,7 +63,7 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
                 targets.append(person)
             for name in t.names:
                 if name not in book.noted:
-                    first = book.once().get(name)
+                    first = once.get(name)
                     # a name's first session (or this segment again, as units went on in it): its note waits
                     if first is None or first["seg"] == seg:
                         first_session.setdefault(name, []).append(t)
@@ -86,7 +87,7 @@ def _mentions(book: NoteBook, facts: SegmentFacts, opts: Mapping[str, Any],
     for name, turns in first_session.items():
         t0 = turns[0]
         uids = [t.unit.id for t in turns]
-        if (book.once().get(name) or {}).get("uids") == uids:
+        if (once.get(name) or {}).get("uids") == uids:
             continue  # as kept already (this segment organized again)
         line = (f"- {t0.day} {format_citation(seg, *(t.lineno for t in turns))} "
                 + ", ".join(dict.fromkeys(t.unit.actor for t in turns)))

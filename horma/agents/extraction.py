@@ -114,10 +114,17 @@ def _base_date(day: str) -> dt.date | None:
 
 def anchor_dates(text: str, time: str) -> list[str]:
     """Relative time words in ``text`` as absolute dates from the session time, e.g. ``yesterday = 7 May 2023``."""
-    base = _base_date(time[:10])
+    return list(_anchored(text, time[:10]))
+
+
+# A unit's text and day, memoised: units that go on in a segment organize the whole segment again
+# (horma.agents.heuristic_manager), and a full one read its 200 turns' dates on every message.
+@lru_cache(maxsize=4096)
+def _anchored(text: str, day: str) -> tuple[str, ...]:
+    base = _base_date(day)
     if base is None or not _RELATIVE_HINT.search(text):
-        return []
-    out = []
+        return ()
+    out: list[str] = []
     for m in _RELATIVE_RE.finditer(text):
         phrase = m.group(1).lower()
         unit, off = _RELATIVE[phrase]
@@ -134,7 +141,7 @@ def anchor_dates(text: str, time: str) -> list[str]:
         item = f"{phrase} = {when}"
         if item not in out:
             out.append(item)
-    return out
+    return tuple(out)
 
 
 def _starts_sentence(text: str, start: int) -> bool:
@@ -170,7 +177,12 @@ def _starts_sentence(text: str, start: int) -> bool:
 
 
 def entities(text: str, speakers: Iterable[str]) -> list[str]:
-    """Capitalised names that do not start a sentence (a cheap proper-noun finder)."""
+    """Capitalised names that do not start a sentence (a cheap proper-noun finder), the speakers' left out."""
+    return [name for name in _capitalised(text) if name not in speakers]
+
+
+@lru_cache(maxsize=4096)  # memoised for the same reason as _anchored
+def _capitalised(text: str) -> tuple[str, ...]:
     found: list[str] = []
     for m in _CAPS.finditer(text):
         name = m.group(0).strip(" '-")
@@ -185,11 +197,11 @@ def entities(text: str, speakers: Iterable[str]) -> list[str]:
         if words and words[0] == "The" and len(words) > 1:
             words = words[1:]
         name = " ".join(words)
-        if len(name) < 3 or name in speakers or name.lower() in _NOT_ENTITIES:
+        if len(name) < 3 or name.lower() in _NOT_ENTITIES:
             continue
         if name not in found:
             found.append(name)
-    return found
+    return tuple(found)
 
 
 class KnownNames:

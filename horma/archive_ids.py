@@ -83,11 +83,10 @@ class ArchiveIds:
         self.ids()
         return [f for f, (_, held) in self._by_file.items() if not held.isdisjoint(ids)]
 
-    def forget(self, f: Path) -> None:
-        """Read ``f`` again, and ``raw/`` with it, on the next call: a writer's log says another process
-        appended to it (``horma.agents.manager``), which ``raw/``'s mtime may not show (a kill right after the
-        append, a file system whose mtime has coarse ticks)."""
-        self._by_file.pop(f, None)
+    def look_again(self) -> None:
+        """List ``raw/`` on the next call, whatever its mtime: a writer's log says another process appended to
+        a segment (``horma.agents.manager``), which the mtime may not show (a kill right after the append, a
+        file system whose mtime has coarse ticks). The grown file's size then tells it apart."""
         self._sig = None
 
     def _touch(self) -> None:

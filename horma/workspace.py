@@ -222,12 +222,9 @@ class Workspace:
         """Ids of every archived unit, seeing what other processes added since the last call."""
         return self._archive.ids()
 
-    def reread(self, segment: str) -> None:
-        """Read ``segment``'s ids again on the next call: another process appended to it."""
-        try:
-            self._archive.forget(self.resolve(segment))
-        except WorkspaceError:  # a log line edited by hand: read all of raw/ again
-            self._archive.forget(self.root / RAW_DIR)
+    def raw_changed(self) -> None:
+        """Another process appended to a segment: look at ``raw/`` again on the next call."""
+        self._archive.look_again()
 
     def files_holding(self, ids: set[str]) -> list[Path]:
         """The units files holding any of ``ids``, from the id cache: a resent batch reads only those."""

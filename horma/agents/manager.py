@@ -150,7 +150,7 @@ class Manager(SandboxedAgent):
                     self._organized.discard(segment)
                     self._settled.discard(segment)
                     if record.get("writer") != self._writer:  # another's append: its ids, read again
-                        self.workspace.reread(segment)
+                        self.workspace.raw_changed()
             elif isinstance(record, dict) and record.get("event") == REORGANIZE_EVENT:
                 self._organized.clear()  # every segment is pending again (horma reorganize)
                 self._settled.clear()

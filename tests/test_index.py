@@ -798,6 +798,22 @@ def test_relative_dates_count_from_the_day_the_question_is_asked():
     assert relative_ranges(words("last Saturday"), sat) == [("2023-05-13", "2023-05-14")]
     assert relative_ranges(words("last month"), sat) == [("2023-04-01", "2023-05-01")]
     assert relative_ranges(words("the last word"), sat) == [] and relative_ranges(words("ago"), "not a date") == []
+    assert relative_ranges(words("What did I eat today?"), sat) == [("2023-05-20", "2023-05-21")]
+    assert relative_ranges(words("Who was at the door tonight?"), sat) == [("2023-05-20", "2023-05-21")]
+    assert relative_ranges(words("Can you recommend a show for me to watch tonight?"), sat) == []
+    assert relative_ranges(words("Any ideas for lunch today?"), sat) == []
+
+
+def test_a_request_for_tonight_is_not_sent_to_what_was_said_today(ws: Workspace):
+    archive(ws, units("S1", ["I'm an aspiring stand-up comedian; comedy specials teach me timing.", "Good plan."],
+                      day="2023-05-02"), "a")
+    archive(ws, units("S2", ["The plumber fixed the sink this morning.", "Finally."], day="2023-05-20"), "b")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        ranked = [h.uid for h in s.rank("Can you recommend some comedy to watch tonight?", today="2023-05-20")]
+        assert ranked[0] == "S1:1" and "S2:1" not in ranked  # the plumber is not what to watch
+        assert first(s.rank("What did the plumber fix today?", today="2023-05-20"))[2] == "S2:1"
+        assert "S2:2" in [h.uid for h in s.rank("Who did I talk to today?", today="2023-05-20")]  # by its day
 
 
 def test_a_relative_date_reaches_that_days_turns_without_their_words(ws: Workspace):

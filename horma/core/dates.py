@@ -129,9 +129,17 @@ def _iso(d) -> str:
     return d.isoformat()
 
 
+# "today" and "tonight" name the day a question is asked on. Asked about the past ("What did I eat
+# today?") they route to that day's turns; in a request for now or later ("Can you recommend a show for me
+# to watch tonight?") they name no turn, and routed they put whatever was said that day first (LongMemEval
+# dev: a preference question's evidence 29th at 3000 tokens; docs/benchmarks.md, session 22).
+_PAST = frozenset(("did", "was", "were", "had"))
+
+
 def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
     """ISO day ranges [lo, hi) that relative expressions name, counted from ``today`` (YYYY-MM-DD):
-    "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month".
+    "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month", and
+    "today" or "tonight" in a question about the past (:data:`_PAST`).
 
     An amount of time ago is a window around its day (a day either side for days, three for weeks, a
     fortnight for months): people round ("two weeks ago" for twelve days).
@@ -147,7 +155,7 @@ def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
     for i, w in enumerate(words):
         if w == "yesterday":
             out.append((now - one, now))
-        elif w == "today" or w == "tonight":
+        elif (w == "today" or w == "tonight") and not _PAST.isdisjoint(words):
             out.append((now, now + one))
         elif w == "ago" and i >= 1 and words[i - 1] in _UNITS:
             unit = _UNITS[words[i - 1]]

@@ -61,6 +61,8 @@ from horma.workspace import (
 
 _REF_TOKEN = re.compile(r"[\w:.\-/#]+")  # the tokens Workspace.refs_in reads unit ids from
 _WORD = re.compile(r"[^\W_]+")
+# A citation as notes write it (horma.core.notes.format_citation): of raw lines, or a single-source note's (line N)
+_CITED = re.compile(r"\((raw/[^\s()\[\]]*/units\.log):(\d+(?:,\d+)*)\)|\(line (\d+)\)")
 MIN_WORD = 3  # shorter words (a, of, 12) say too little to mark a line as carrying forgotten text
 MIN_TEXT = 16  # a forgotten text this long is also matched verbatim
 KEEP_META = {"workspace.yaml", "write.lock"}  # .horma files that never hold unit content
@@ -155,24 +157,46 @@ class Forgotten:
         folder = rel.rsplit("/", 1)[0] + "/"
         gone = [p for d in deleted for p in (d, d.removeprefix(folder), d.removeprefix(f"{NOTES_DIR}/"))]
 
-        def keep(line: str, single: str | None = None) -> bool:
-            return not self.mentions(line, single) and not any(p in line for p in gone)
+        def kept(line: str, single: str | None = None) -> str:
+            line = self._uncite(line, single)
+            return line if line and not self.mentions(line, single) and not any(p in line for p in gone) else ""
 
         try:
             note = parse_note(rel, text) if rel != INDEX_FILE else None
         except WorkspaceError:
             note = None
         if note is None:  # INDEX.md, or a file whose front matter does not parse: line by line
-            lines = text.splitlines(keepends=True)
-            return "".join(line for line in lines if keep(line))
+            return "".join(kept(line) for line in text.splitlines(keepends=True))
         single = note.sources[0]["path"] if len(note.sources) == 1 else None
-        body = "".join(line for line in note.body.splitlines(keepends=True) if keep(line, single))
+        body = "".join(kept(line, single) for line in note.body.splitlines(keepends=True))
         sources = self._sources(note.sources)
         links = [link for link in note.links if link not in deleted]
         if sources == note.sources and links == note.links:
             return text[: len(text) - len(note.body)] + body  # the front matter exactly as written
         note.sources, note.links, note.body = sources, links, body
         return note.render()
+
+    def _uncite(self, line: str, single: str | None) -> str:
+        """``line`` without the forgotten raw lines among its citations; "" when it cited only those.
+
+        A mention page cites a segment's lines of one day at once (``units.log:3,4,9``): forgetting line 4
+        keeps the line, citing 3 and 9, where dropping it lost the other units' citations.
+        """
+        if not self.citations:
+            return line
+        cited = False
+
+        def kept(m: re.Match) -> str:
+            nonlocal cited
+            path, numbers = (m[1], m[2].split(",")) if m[1] else (single, [m[3]])
+            left = [n for n in numbers if (path, int(n)) not in self.citations]
+            cited = cited or bool(left)
+            if len(left) == len(numbers):
+                return m[0]
+            return f"({path}:{','.join(left)})" if left and m[1] else ""
+
+        out = _CITED.sub(kept, line)
+        return out if out == line or cited else ""
 
 
 def _strings(value) -> Iterable[str]:

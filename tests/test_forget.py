@@ -209,3 +209,19 @@ def test_many_units_are_counted_not_listed_and_progress_hears_each_revision(tmp_
                     progress=lambda d, t: seen.append((d, t)))
     assert len(report.units) == 90 and seen == [(i, 4) for i in range(1, 5)] and report.revisions == 4
     assert list(Workspace.open(tmp_path / "ws").iter_raw()) == []
+
+
+def test_forgetting_one_turn_keeps_the_other_citations_of_its_pointer_line(tmp_path):
+    talk = [Unit("P:1", "2024-05-01 09:00", "Ana", "Pepper chewed my slippers; the door code is 4417."),
+            Unit("P:2", "2024-05-01 09:01", "Ben", "Pepper is a menace."),
+            Unit("P:3", "2024-05-01 09:02", "Ana", "I'll buy Pepper a chew toy.")]
+    with horma.Memory(tmp_path / "mem", sandbox="local") as mem:
+        mem.record(talk, slug="dog")
+        ws = mem.workspace
+    page = ws.root / "notes" / "people" / "ana.md"
+    seg = next(ws.root.glob("raw/*/units.log")).relative_to(ws.root).as_posix()
+    assert f"({seg}:1,3) Ana" in page.read_text()  # one pointer line for the day cites both of her turns
+    done = cli("forget", ws.root, "--unit", "P:1", "--yes")
+    assert done.exit_code == 0, done.output
+    assert f"({seg}:3) Ana" in page.read_text()  # her other turn's citation stays
+    assert copies(ws.root, [b"4417", b"slippers"]) == []

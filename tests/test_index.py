@@ -802,6 +802,10 @@ def test_relative_dates_count_from_the_day_the_question_is_asked():
     assert relative_ranges(words("Who was at the door tonight?"), sat) == [("2023-05-20", "2023-05-21")]
     assert relative_ranges(words("Can you recommend a show for me to watch tonight?"), sat) == []
     assert relative_ranges(words("Any ideas for lunch today?"), sat) == []
+    assert relative_ranges(words("the trips I took in the past three months"), sat) == [("2023-02-19", "2023-05-21")]
+    assert relative_ranges(words("over the past month"), sat) == [("2023-04-20", "2023-05-21")]
+    assert relative_ranges(words("in the last 2 weeks"), sat) == [("2023-05-06", "2023-05-21")]
+    assert relative_ranges(words("my last three jobs"), sat) == [] and relative_ranges(words("past it"), sat) == []
 
 
 def test_a_request_for_tonight_is_not_sent_to_what_was_said_today(ws: Workspace):

@@ -138,8 +138,9 @@ _PAST = frozenset(("did", "was", "were", "had"))
 
 def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
     """ISO day ranges [lo, hi) that relative expressions name, counted from ``today`` (YYYY-MM-DD):
-    "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month", and
-    "today" or "tonight" in a question about the past (:data:`_PAST`).
+    "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month" (the
+    calendar's), "the past month" or "the last three weeks" (up to today), and "today" or "tonight" in a
+    question about the past (:data:`_PAST`).
 
     An amount of time ago is a window around its day (a day either side for days, three for weeks, a
     fortnight for months): people round ("two weeks ago" for twelve days).
@@ -169,7 +170,11 @@ def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
             out.append((day - slack, day + slack + one))
         elif w in ("last", "past", "previous") and i + 1 < len(words):
             nxt = words[i + 1]
-            if nxt in _WEEKDAYS:
+            n = _NUMBERS.get(nxt) or (int(nxt) if nxt.isdigit() and len(nxt) <= 3 else 0)
+            span = words[i + 2] if n and i + 2 < len(words) else nxt if w == "past" else ""
+            if span in _UNITS:  # "in the past three months", "the last 2 weeks", "over the past month": up to today
+                out.append((now - dt.timedelta(days=(n or 1) * _UNITS[span]), now + one))
+            elif nxt in _WEEKDAYS:
                 back = (now.weekday() - _WEEKDAYS.index(nxt)) % 7 or 7
                 day = now - dt.timedelta(days=back)
                 out.append((day, day + one))

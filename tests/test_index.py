@@ -806,6 +806,10 @@ def test_relative_dates_count_from_the_day_the_question_is_asked():
     assert relative_ranges(words("over the past month"), sat) == [("2023-04-20", "2023-05-21")]
     assert relative_ranges(words("in the last 2 weeks"), sat) == [("2023-05-06", "2023-05-21")]
     assert relative_ranges(words("my last three jobs"), sat) == [] and relative_ranges(words("past it"), sat) == []
+    assert relative_ranges(words("How many days ago did I bake a cake?"), sat) == []  # an amount, not a day
+    assert relative_ranges(words("What did I eat last night?"), sat) == [("2023-05-19", "2023-05-21")]
+    assert relative_ranges(words("How much have I spent this month?"), sat) == [("2023-05-01", "2023-05-21")]
+    assert relative_ranges(words("this week"), sat) == [("2023-05-15", "2023-05-21")]
 
 
 def test_a_request_for_tonight_is_not_sent_to_what_was_said_today(ws: Workspace):

@@ -139,8 +139,9 @@ _PAST = frozenset(("did", "was", "were", "had"))
 def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
     """ISO day ranges [lo, hi) that relative expressions name, counted from ``today`` (YYYY-MM-DD):
     "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month" (the
-    calendar's), "the past month" or "the last three weeks" (up to today), and "today" or "tonight" in a
-    question about the past (:data:`_PAST`).
+    calendar's), "the past month" or "the last three weeks" (up to today), "this month" (so far), "last
+    night", and "today" or "tonight" in a question about the past (:data:`_PAST`). "How many days ago"
+    asks for an amount and names no day.
 
     An amount of time ago is a window around its day (a day either side for days, three for weeks, a
     fortnight for months): people round ("two weeks ago" for twelve days).
@@ -163,6 +164,8 @@ def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
             j = i - 2
             if j >= 0 and words[j] == "of":  # "a couple of weeks ago"
                 j -= 1
+            if j >= 0 and words[j] in ("many", "much"):  # "How many days ago did I...": the amount is asked
+                continue
             n = int(words[j]) if j >= 0 and words[j].isdigit() and len(words[j]) <= 3 else \
                 _NUMBERS.get(words[j], 1) if j >= 0 else 1
             day = now - dt.timedelta(days=n * unit)
@@ -185,4 +188,11 @@ def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
                 first = now.replace(day=1)
                 prev = (first - one).replace(day=1)
                 out.append((prev, first))
+            elif nxt == "night" and w == "last":
+                out.append((now - one, now + one))  # the evening before, or this one's small hours
+        elif w == "this" and i + 1 < len(words) and words[i + 1] in ("week", "month", "year"):
+            nxt = words[i + 1]  # "this month": from its first day up to today
+            start = now - dt.timedelta(days=now.weekday()) if nxt == "week" else \
+                now.replace(day=1) if nxt == "month" else now.replace(month=1, day=1)
+            out.append((start, now + one))
     return [(_iso(lo), _iso(hi)) for lo, hi in out]

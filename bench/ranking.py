@@ -64,7 +64,7 @@ def plan(kind: str, data: str, categories: set[str], per_type: int) -> list[tupl
         from horma.bench.locomo import load_locomo, questions
 
         for conv in load_locomo(data):
-            qs = [dict(q=q.question, ev=list(q.evidence), cat=str(q.category), asked=None)
+            qs = [dict(q=q.question, ev=list(q.evidence), cat=str(q.category), asked=q.asked)
                   for q in questions(conv, {int(c) for c in categories}) if q.evidence]
             sessions = [(s.slug(conv.sample_id), s.time, list(s.units)) for s in conv.sessions]
             out.append((conv.sample_id, sessions, qs))

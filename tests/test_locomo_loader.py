@@ -39,6 +39,8 @@ SAMPLE = {
         {"question": "What grows in Bo's garden?", "answer": "tomatoes", "evidence": ["D1:2; D2:1"], "category": "4"},
         {"question": "What did Bo adopt?", "adversarial_answer": "a cat", "evidence": ["D:1:1", "D9:9"], "category": 5},
         {"question": "Who is older?", "answer": 3, "evidence": [], "category": 1},
+        {"question": "What did Ada do last Sunday?", "answer": "adopted Pixel", "evidence": ["D1:1"], "category": 17,
+         "question_date": "6:00 pm on 10 May, 2023"},
     ],
     "observation": {},
     "session_summary": {},
@@ -68,7 +70,8 @@ def test_loads_units_times_captions_and_qa(tmp_path):
     assert qa[1].evidence == ("D1:2", "D2:1") and qa[1].category == 4
     assert qa[2].answer is None and qa[2].adversarial_answer == "a cat"
     assert qa[2].evidence == ("D1:1",) and qa[2].dropped_evidence == ("D9:9",)
-    assert qa[3].answer == "3" and qa[3].evidence == ()
+    assert qa[3].answer == "3" and qa[3].evidence == () and qa[3].asked is None  # LoCoMo's own carry no date
+    assert qa[4].asked == "2023-05-10 18:00"
     assert [q.index for q in questions(conv)] == [0, 1, 2]
     assert conv.sessions[0].slug(conv.sample_id) == "conv-x-session-1"
 
@@ -110,6 +113,8 @@ def mutated(change):
         (lambda s: s["qa"][1].update(category="x"), "qa[1]: field 'category' must be an integer"),
         (lambda s: s["qa"][0].pop("answer"), "qa[0]: missing field 'answer'"),
         (lambda s: s.update(qa={}), "field 'qa' must be list"),
+        (lambda s: s["qa"][4].update(question_date="soon"), "qa[4]: question_date: unrecognised date 'soon'"),
+        (lambda s: s["qa"][4].update(question_date=20230510), "qa[4]: field 'question_date' must be a string"),
     ],
 )
 def test_malformed_sample_names_sample_and_field(tmp_path, change, message):

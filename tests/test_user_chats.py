@@ -58,3 +58,17 @@ def test_paraphrase_questions_share_at_most_one_content_word_with_their_evidence
             asked = {w for w in words(q.question) if w not in STOPWORDS}
             said = {w for e in q.evidence for w in words(conv.unit(e).text)}
             assert len(asked & said) <= 1, (q.question, asked & said)
+
+
+def test_a_relative_time_question_names_its_evidence_day_counted_from_its_own_date():
+    from horma.core.dates import relative_ranges
+
+    asked = [q for conv in load_locomo(DATA / "assistant_chats.json") for q in questions(conv, {17})]
+    assert len(asked) >= 8
+    for conv in load_locomo(DATA / "assistant_chats.json"):
+        last = conv.sessions[-1].time
+        for q in questions(conv, {17}):
+            assert q.asked and q.asked > last, q.question
+            spans = relative_ranges(words(q.question), q.asked)
+            assert spans and all(any(lo <= conv.unit(e).time < hi for lo, hi in spans) for e in q.evidence), \
+                (q.question, spans)

@@ -2,7 +2,7 @@
 """Writes bench/data/assistant_chats.json: long user-assistant chats the horma developers wrote for this project.
 
 A retrieval dev set beside LoCoMo and LongMemEval, in the LoCoMo JSON format
-(horma/bench/locomo.py loads it). Six people talk to an assistant over 8 to 12
+(horma/bench/locomo.py loads it). Four people talk to an assistant over 8 to 12
 sessions spread across several months about everyday life (moving, a new job,
 cooking, training, a pet, travel, allergies, hobbies, family, money, a
 language, a car), with many turns on neighbouring topics so that the evidence
@@ -16,13 +16,17 @@ Categories (docs/benchmarks.md, the dev sets):
   14 assistant said  what the assistant itself recommended or explained
   15 earlier value   what a changed fact was before
   16 several turns   two or three turns from different sessions are needed
+  17 relative time   asked on a date of its own, after the last session, naming the evidence's day
+                     only relatively ("last Sunday", "two months ago"); written in session 22
 
 Run: python bench/data/make_assistant_chats.py  (checks the data, then rewrites the JSON next to it)
 
 Data layout: each session is a date and a block of lines ``U: text`` / ``A: text``
 (user / assistant, alternating, the user first); a line may carry a key,
 ``U home2: text``, which questions name as their evidence. The keys are
-replaced by ``D<session>:<turn>`` dia_ids in the JSON.
+replaced by ``D<session>:<turn>`` dia_ids in the JSON. A question may carry
+the date it is asked on as a fifth element (required for category 17), written
+to the JSON as ``question_date`` in the sessions' date format.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from pathlib import Path
 
 ASSISTANT = "Assistant"
 CATEGORIES = {11: "paraphrase", 12: "current value", 13: "preference", 14: "assistant said",
-              15: "earlier value", 16: "several turns"}
+              15: "earlier value", 16: "several turns", 17: "relative time"}
 _LINE = re.compile(r"^(U|A)(?: ([a-z][a-z0-9_]*))?: (.+)$")
 _STOP = frozenset(["a", "about", "after", "all", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "myself", "now", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your"])
 
@@ -44,7 +48,7 @@ CONVERSATIONS: list[dict] = []
 
 
 def conversation(sample_id: str, user: str, sessions: list[tuple[str, str]],
-                 questions: list[tuple[str, str, str, int]]) -> None:
+                 questions: list[tuple]) -> None:
     CONVERSATIONS.append({"id": sample_id, "user": user, "sessions": sessions, "questions": questions})
 
 
@@ -108,11 +112,16 @@ def check(conversations: list[dict]) -> Counter:
                 texts[text] = f"D{n}:{k}"
         by_id = {f"D{n}:{k}": text for n, (_, turns) in enumerate(sessions, 1)
                  for k, (_, text, _) in enumerate(turns, 1)}
-        if not 20 <= len(conv["questions"]) <= 25:
-            raise ValueError(f"{cid}: {len(conv['questions'])} questions (want 20-25)")
-        for question, answer, evidence, cat in conv["questions"]:
+        main = [q for q in conv["questions"] if q[3] != 17]
+        if not 20 <= len(main) <= 25:
+            raise ValueError(f"{cid}: {len(main)} questions of categories 11-16 (want 20-25)")
+        for question, answer, evidence, cat, *asked in conv["questions"]:
             if cat not in CATEGORIES:
                 raise ValueError(f"{cid}: {question!r}: category {cat}")
+            if asked and _parse_time(asked[0]) <= times[-1]:
+                raise ValueError(f"{cid}: {question!r}: asked before the last session")
+            if cat == 17 and not asked:
+                raise ValueError(f"{cid}: {question!r}: a relative-time question needs the date it is asked on")
             ids = []
             for key in evidence.split():
                 if key not in keys:
@@ -139,8 +148,9 @@ def build(conversations: list[dict]) -> list[dict]:
             c[f"session_{n}_date_time"] = when
             c[f"session_{n}"] = [{"speaker": who, "dia_id": f"D{n}:{k}", "text": text}
                                  for k, (who, text, _) in enumerate(turns, 1)]
-        qa = [{"question": q, "answer": a, "evidence": [keys[e] for e in ev.split()], "category": cat}
-              for q, a, ev, cat in conv["questions"]]
+        qa = [{"question": q, "answer": a, "evidence": [keys[e] for e in ev.split()], "category": cat,
+               **({"question_date": asked[0]} if asked else {})}
+              for q, a, ev, cat, *asked in conv["questions"]]
         out.append({"sample_id": conv["id"], "conversation": c, "qa": qa})
     return out
 
@@ -291,7 +301,7 @@ U: Ha, she plays My Girl in the kitchen every Sunday. That's the closer.
 A: Then that has to be the final song, ideally over a recent photo of her laughing. You'll probably reduce half the room to tears.
 U: Different thing: my landlord just told me the building's been sold. The new owners are renovating and everyone has to be out by the end of October.
 A: That's stressful, especially so soon after moving. Read your lease to see what notice they're required to give and whether they're offering relocation help, and look up the city's tenant protections for building sales. Start looking now, since you want somewhere dog-friendly and ideally without stairs.
-U: Ugh. I want a yard this time, so Pepper can zoom.
+U t_yard: Ugh. I want a yard this time, so Pepper can zoom.
 A: A fenced yard is a great priority for a greyhound; a daily sprint keeps them happy. Duplexes and the lower units of older houses often have shared yards. Look at neighborhoods like Longfellow in Minneapolis or Highland Park and Macalester-Groveland in St. Paul, which have many of them and are an easy drive to downtown.
 """),
     ("8:20 pm on 11 October, 2023", """
@@ -317,7 +327,7 @@ U home3: We're all moved into the duplex in St. Paul, in Macalester-Groveland. P
 A: That's the best possible housewarming. How did the move go this time?
 U: Two friends from work and a rented truck, much cheaper. First snow was yesterday, which feels rude in early November.
 A: Welcome to Minnesota, where snow in early November is unremarkable. Did you get the winter tires on the Outback yet?
-U: Yes, I went with the Blizzaks, mounted on cheap steel wheels.
+U t_tyres: Yes, I went with the Blizzaks, mounted on cheap steel wheels.
 A: Good call. Winter tires on their own wheels are easy to swap each season. Check their pressure once a month through the winter, since cold weather makes it drop.
 U: First week as a senior designer done. One of my designers is behind on her modules and I don't know how to bring it up.
 A: Keep it specific and curious rather than critical. In your next one-on-one, say what you've noticed ("module 9 was due Friday and it's still in draft"), ask what's getting in the way, and agree on a concrete plan and a check-in date. Often the cause is unclear requirements or too many review rounds, which you can fix as a lead.
@@ -357,6 +367,10 @@ A: That's peak domestic bliss: a yard, a warm dog on your feet and a good cookbo
     ("How much did I plan to save each month at first?", "$900", "save1", 15),
     ("Which cities have I lived in this year, in order?", "Chicago, Minneapolis, St. Paul", "home1 home2 home3", 16),
     ("What cars have I owned this year?", "a 2011 Honda Civic, then a 2018 Subaru Outback", "car1 car3", 16),
+    ("What did I get for the car last Saturday?", "Blizzak winter tyres on steel wheels", "t_tyres", 17,
+     "7:30 pm on 9 November, 2023"),
+    ("What was I hoping for in my next home two months ago?", "a yard, so Pepper can run", "t_yard", 17,
+     "7:30 pm on 9 November, 2023"),
 ])
 
 conversation("chat-sofia", "Sofia", [
@@ -519,7 +533,7 @@ U: Kenroku-en at opening time, that's our kind of travel. I'm going to need a lo
 A: A fun project. Start with a bed, a table and good light, then take your time with the rest. Vienna has great second-hand options: willhaben, the city's 48er-Tandler reuse shop, and the flea market next to the Naschmarkt on Saturdays.
 U armchair: I went to the Naschmarkt flea market this morning and bought a green armchair for €40. It matches my cups.
 A: A €40 armchair that matches your handmade cups sounds like destiny. Is it sturdy? Older upholstery sometimes needs a professional clean.
-U: It's sturdy and smells vaguely of cigars. Also, I'm thinking about getting a cat now that I have a real place.
+U t_cat: It's sturdy and smells vaguely of cigars. Also, I'm thinking about getting a cat now that I have a real place.
 A: A cat would suit a flat with a balcony, as long as you net the balcony for safety. With shift work, adopting two cats who are already bonded can be kinder, because they keep each other company. The Vienna animal shelter has plenty of cats looking for homes.
 U: I'll think about it after Japan. One more question: what's a good dinner for a hot evening? It's 34 degrees and my kitchen is a sauna.
 A: Go no-cook: a panzanella with ripe tomatoes, cucumber, red onion and stale bread; a cold soba salad with a sesame dressing (check the label for shrimp); or a chilled cucumber and yoghurt soup with dill and walnuts.
@@ -541,7 +555,7 @@ U: Good reminder about the letter. Amélie booked our flights, Vienna to Tokyo v
 A: Helsinki is a good connection. Keep your EpiPens in your hand luggage with the doctor's letter, and tell the airline about your allergy in advance.
 U: Other question: I'm making Sunday lunch for my new colleagues. I'm thinking a big pot of something.
 A: A pot of Piedmontese brasato, beef braised in Barolo, with polenta would be a lovely way to share your family's cooking, or a vegetable lasagne if there are vegetarians. Both can be made ahead.
-U: Brasato with polenta, like at nonna's. Klaus is bringing a Sachertorte, which means I'll have a very small slice.
+U t_lunch: Brasato with polenta, like at nonna's. Klaus is bringing a Sachertorte, which means I'll have a very small slice.
 A: A very small slice is a perfectly good compromise for someone who doesn't love sweets. Enjoy the lunch!
 """),
 ], [
@@ -576,6 +590,8 @@ A: A very small slice is a perfectly good compromise for someone who doesn't lov
      "home1 home2 home3", 16),
     ("How has my German progressed this year?", "stuck at A2, passed B1 in June, now taking a B2 course",
      "german1 german2 german3", 16),
+    ("What dish did I settle on last Sunday?", "brasato with polenta", "t_lunch", 17, "8:00 pm on 14 August, 2024"),
+    ("What pet was I considering three weeks ago?", "a cat", "t_cat", 17, "8:00 pm on 14 August, 2024"),
 ])
 
 conversation("chat-marcus", "Marcus", [
@@ -744,7 +760,7 @@ U shelving: Finished the shelving unit for the kids' room this weekend: oak, six
 A: Congratulations, that's a serious project for a first build. Make sure it's fixed to the wall with anti-tip brackets, since kids will climb anything. A couple of coats of hardwax oil will protect it and bring out the grain.
 U: Already fixed to the wall, Jess made sure. What's next in training for Weymouth?
 A: Now's the time for the long sessions: one long swim a week building toward 2,000 m, a long ride building toward 60 km, and a long run building toward 12 km. Start open-water swims in May, when lakes like Vobster Quay open, and do one brick session a week from June.
-U: The Boardman's been great, I did 50 km on Sunday.
+U t_ride: The Boardman's been great, I did 50 km on Sunday.
 A: Excellent, you're well ahead of schedule. Make sure you eat on rides over an hour, a banana or a bar every 45 minutes, and practise drinking on the move.
 U: Also the knee is completely fine now. Tom signed me off.
 A: Great news. Keep a short version of the exercises going a couple of times a week as part of your strength work, especially with the run distance going up.
@@ -783,6 +799,9 @@ A: That's a great result, and it shows how well an EV can work for family holida
     ("How has my weight changed since September?", "104 kg, then 96 kg, then 93 kg",
      "weight1 weight2 weight3", 16),
     ("Which diets have I tried, in order?", "keto, then Mediterranean, then flexitarian", "diet1 diet2 diet3", 16),
+    ("How far did I cycle last Sunday?", "50 km", "t_ride", 17, "9:00 pm on 18 April, 2024"),
+    ("What did the GP tell me last month?", "93 kilos, and blood pressure back in the normal range", "weight3", 17,
+     "9:00 pm on 18 April, 2024"),
 ])
 
 conversation("chat-hana", "Hana", [
@@ -947,7 +966,7 @@ U: Little Kettle sold out of my rye by noon two days in a row. They want a fourt
 A: That's a great sign. Before saying yes, think about your capacity: with three pharmacy days, a fourth baking night might be too much. Could you increase the quantity on the existing days instead?
 U: That's smart. I'll offer 40 loaves on the three days instead of a fourth.
 A: That's a good compromise. The Rofco can handle it, and you don't give up another night.
-U: Mina asked if she can have a sourdough starter of her own. She wants to call it Gus Junior.
+U t_starter: Mina asked if she can have a sourdough starter of her own. She wants to call it Gus Junior.
 A: Perfect name. Give her a small jar and let her feed it every day; it's a great way to learn responsibility and science. Start her off with a spoonful of Gus and equal parts flour and water.
 U: Another question about the trip. Should we stay in a hotel in Busan or with halmeoni?
 A: If halmeoni has room, staying with her for a few nights would be special, especially for her and Mina. For the rest, an apartment nearby with a kitchen gives you the flexibility to cook allergy-safe meals and a bit of space.
@@ -990,6 +1009,10 @@ A: Enjoy bagel morning! Gus and Gus Junior will be proud.
     ("Who have I sold bread to, in order?",
      "coworkers and neighbours, then a Saturday market stall, then the Little Kettle café",
      "sell1 sell2 sell3", 16),
+    ("What did my daughter ask me for last Saturday?", "a sourdough starter of her own (Gus Junior)", "t_starter", 17,
+     "8:00 pm on 27 March, 2024"),
+    ("What did I sign up for two weeks ago to get ready for the trip?",
+     "a weekly Korean class at the community centre on Bloor", "korean3", 17, "8:00 pm on 27 March, 2024"),
 ])
 
 

@@ -58,6 +58,9 @@ class QA:
     evidence: tuple[str, ...]
     category: int
     dropped_evidence: tuple[str, ...] = ()  # ids in the file that name no turn of the conversation
+    # When it is asked ("YYYY-MM-DD HH:MM"): LoCoMo has none; a set of ours may give one (``question_date``,
+    # in the sessions' date format) for questions that count time back from their own day ("last Sunday").
+    asked: str | None = None
 
     @property
     def category_name(self) -> str:
@@ -170,6 +173,14 @@ def _parse_qa(item: object, i: int, known: set[str], where: str) -> QA:
     adversarial = item.get("adversarial_answer")
     if answer is None and adversarial is None:
         raise DatasetError(f"{qwhere}: missing field 'answer' (or 'adversarial_answer')")
+    asked = item.get("question_date")
+    if asked is not None:
+        if not isinstance(asked, str):
+            raise DatasetError(f"{qwhere}: field 'question_date' must be a string, got {type(asked).__name__}")
+        try:
+            asked = parse_session_time(asked)
+        except ValueError as exc:
+            raise DatasetError(f"{qwhere}: question_date: {exc}") from None
     return QA(
         index=i,
         question=question,
@@ -178,6 +189,7 @@ def _parse_qa(item: object, i: int, known: set[str], where: str) -> QA:
         evidence=tuple(e for e in evidence if e in known),
         category=category,
         dropped_evidence=tuple(e for e in evidence if e not in known),
+        asked=asked,
     )
 
 

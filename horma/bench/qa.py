@@ -154,6 +154,7 @@ def locomo_tasks(path: str, split: str = "dev", categories: Sequence[int] = (2, 
                 evidence_texts=tuple(conv.unit(e).text for e in qa.evidence),
                 abstain=qa.category == 5,
                 locomo_category=qa.category,
+                asked=qa.asked,
             )
             for qa in questions(conv, set(categories))
         )

@@ -833,6 +833,18 @@ def test_a_relative_date_reaches_that_days_turns_without_their_words(ws: Workspa
         assert s.rank("what did we do 10 days ago") == []  # no date to count from, no word in common
 
 
+def test_now_in_other_words_leans_toward_the_later_of_two_like_turns(ws: Workspace):
+    archive(ws, units("S1", ["I play tennis on Mondays with Ana.", "Nice."], day="2023-01-09"), "a")
+    archive(ws, units("S2", ["I play tennis on Mondays with Ben.", "Fun."], day="2023-09-11"), "b")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        assert first(s.rank("Who do I play tennis with?"))[2] == "S1:1"  # alike: the archive's order
+        for asked in ("Who do I play tennis with these days?", "Who do I play tennis with at the moment?",
+                      "Who do I play tennis with nowadays?", "Who do I play tennis with now?"):
+            score = {h.uid: h.score for h in s.rank(asked)}
+            assert score["S2:1"] > score["S1:1"], asked  # the later one leads on its score, not by a tie
+
+
 def test_the_grammatical_person_of_a_turn_and_a_question():
     from horma.core.text import FIRST, NO_PERSON, SECOND, asked_person, person, words
 

@@ -114,7 +114,7 @@ def mutated(change):
         (lambda s: s["qa"][0].pop("answer"), "qa[0]: missing field 'answer'"),
         (lambda s: s.update(qa={}), "field 'qa' must be list"),
         (lambda s: s["qa"][4].update(question_date="soon"), "qa[4]: question_date: unrecognised date 'soon'"),
-        (lambda s: s["qa"][4].update(question_date=20230510), "qa[4]: field 'question_date' must be a string"),
+        (lambda s: s["qa"][4].update(question_date=20230510), "qa[4]: field 'question_date' must be str, got int"),
     ],
 )
 def test_malformed_sample_names_sample_and_field(tmp_path, change, message):

@@ -173,12 +173,10 @@ def _parse_qa(item: object, i: int, known: set[str], where: str) -> QA:
     adversarial = item.get("adversarial_answer")
     if answer is None and adversarial is None:
         raise DatasetError(f"{qwhere}: missing field 'answer' (or 'adversarial_answer')")
-    asked = item.get("question_date")
-    if asked is not None:
-        if not isinstance(asked, str):
-            raise DatasetError(f"{qwhere}: field 'question_date' must be a string, got {type(asked).__name__}")
+    asked = None
+    if "question_date" in item:
         try:
-            asked = parse_session_time(asked)
+            asked = parse_session_time(_need(item, "question_date", str, qwhere))
         except ValueError as exc:
             raise DatasetError(f"{qwhere}: question_date: {exc}") from None
     return QA(

@@ -41,7 +41,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from horma.core.notes import citations
+from horma.core.notes import citations, format_citation
 from horma.errors import NotFound
 from horma.file_writes import atomic_write
 from horma.forget_selection import Selection
@@ -61,7 +61,7 @@ from horma.workspace import (
 
 _REF_TOKEN = re.compile(r"[\w:.\-/#]+")  # the tokens Workspace.refs_in reads unit ids from
 _WORD = re.compile(r"[^\W_]+")
-# A citation as notes write it (horma.core.notes.format_citation): of raw lines, or a single-source note's (line N)
+# A citation as notes write it (format_citation): of raw lines of one segment, or a single-source note's (line N)
 _CITED = re.compile(r"\((raw/[^\s()\[\]]*/units\.log):(\d+(?:,\d+)*)\)|\(line (\d+)\)")
 MIN_WORD = 3  # shorter words (a, of, 12) say too little to mark a line as carrying forgotten text
 MIN_TEXT = 16  # a forgotten text this long is also matched verbatim
@@ -186,16 +186,16 @@ class Forgotten:
             return line
         cited = False
 
-        def kept(m: re.Match) -> str:
+        def trim(m: re.Match) -> str:
             nonlocal cited
-            path, numbers = (m[1], m[2].split(",")) if m[1] else (single, [m[3]])
-            left = [n for n in numbers if (path, int(n)) not in self.citations]
+            path, numbers = (m[1], [int(n) for n in m[2].split(",")]) if m[1] else (single, [int(m[3])])
+            left = [n for n in numbers if (path, n) not in self.citations]
             cited = cited or bool(left)
             if len(left) == len(numbers):
                 return m[0]
-            return f"({path}:{','.join(left)})" if left and m[1] else ""
+            return format_citation(m[1], *left) if left and m[1] else ""
 
-        out = _CITED.sub(kept, line)
+        out = _CITED.sub(trim, line)
         return out if out == line or cited else ""
 
 

@@ -137,6 +137,17 @@ def damage(db: Path, how: str) -> None:
         conn.close()
 
 
+def test_a_value_the_ranking_cannot_use_is_one_error_line_not_no_matches(ws: Workspace):
+    index_json(ws)
+    assert hsearch(ws, "--budget", "300", "quokka lantern").returncode == 0
+    conn = sqlite3.connect(index_folder(ws) / DB)
+    conn.execute("UPDATE units SET cost = 'many'")  # a hand edit of the file: a cost no budget can add up
+    conn.commit()
+    conn.close()
+    one_error_line(hsearch(ws, "--budget", "300", "quokka lantern"), 2, "hsearch: search failed (TypeError",
+                   "horma index --rebuild")
+
+
 @pytest.mark.parametrize("how", ["garbage", "pages", "version"])
 def test_a_damaged_index_is_one_error_line_and_rebuild_repairs_it(ws: Workspace, how: str):
     index_json(ws)

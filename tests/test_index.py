@@ -810,6 +810,18 @@ def test_relative_dates_count_from_the_day_the_question_is_asked():
     assert relative_ranges(words("What did I eat last night?"), sat) == [("2023-05-19", "2023-05-21")]
     assert relative_ranges(words("How much have I spent this month?"), sat) == [("2023-05-01", "2023-05-21")]
     assert relative_ranges(words("this week"), sat) == [("2023-05-15", "2023-05-21")]
+    assert relative_ranges(words("what did I eat 10 days ago?"), "0001-01-02") == []  # before year 1: no day
+
+
+def test_a_question_asked_at_the_calendars_edge_still_gets_its_turns(tmp_path: Path):
+    import horma
+
+    with horma.Memory(tmp_path / "mem", sandbox="local") as mem:
+        mem.record([Unit("s:1", "2024-05-01 12:00", "Ana", "I had tomato soup for lunch.")], slug="lunch")
+        # a day out of the calendar crashed hsearch, and the context came back empty
+        for question, asked in (("What soup did I have 10 days ago?", "0001-01-02"),
+                                ("What soup did I have today?", "9999-12-31")):
+            assert mem.recall(question, budget=100, asked=asked).refs == ["s:1"], asked
 
 
 def test_a_request_for_tonight_is_not_sent_to_what_was_said_today(ws: Workspace):

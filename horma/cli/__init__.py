@@ -29,6 +29,7 @@ from horma.cli import (
     import_cmds,
     index_cmds,
     ingest_cmds,
+    interrupt,
     mcp_cmds,
     model_cmds,
     recall_cmds,
@@ -147,7 +148,8 @@ for _module in (workspace_cmds, index_cmds, sandbox_cmds, ingest_cmds, recall_cm
 def run(args: Sequence[str] | None = None) -> int:
     """Run the CLI on ``args`` (default: the command line) and return the exit code; tests call this, so they
     see exactly what a user sees."""
-    return int(app(args=args, prog_name="horma", standalone_mode=False))
+    with interrupt.catching():  # a Ctrl-C CPython swallows still stops the command (horma.cli.interrupt)
+        return int(app(args=args, prog_name="horma", standalone_mode=False))
 
 
 def main() -> None:

@@ -157,19 +157,30 @@ def test_what_the_disk_refuses_is_the_io_code(tmp_path: Path) -> None:
     assert assert_one_error_line(cli(*args)) == f"error: {error['message']}"
 
 
+def _ingest_under(tmp_path: Path, prelude: str, sessions: int = 1):
+    """``horma ingest jsonl`` of ``sessions`` one-turn sessions, run by a module that first runs ``prelude``
+    (how a test makes a Ctrl-C land where a user's once did), then the CLI's own ``main``."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "units.jsonl"
+    source.write_text("".join(json.dumps({"id": f"s{s}:1", "time": f"2024-01-0{s} 10:00", "actor": "Ana",
+                                          "session": f"s{s}", "text": "We sailed to the cove."}) + "\n"
+                              for s in range(1, sessions + 1)))
+    (tmp_path / "cli_under_test.py").write_text(textwrap.dedent(prelude) + "from horma.cli import main\nmain()\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "cli_under_test", "ingest", "jsonl", str(source), "--workspace",
+                           str(tmp_path / "mem"), "--backend", "local"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120)
+
+
 def test_ctrl_c_while_the_model_runtime_loads_is_the_interrupted_code(tmp_path: Path) -> None:
     """A Ctrl-C inside onnxruntime's native import reaches Python as ``ImportError: initialization failed``
     caused by the KeyboardInterrupt (pybind11 wraps it); the test below met it by chance on a loaded machine.
     Here the import fails that way every time, the interrupt raised by Python code the native side runs
     (``PyRun_String``): under ``python -m`` that leaves CPython's "unhandled interrupt" flag set, which once
     turned the clean exit 130 into death by SIGINT (returncode -2) after the report was printed."""
-    import subprocess
-    import sys
-
-    source = tmp_path / "units.jsonl"
-    source.write_text(json.dumps({"id": "s1:1", "time": "2024-01-01 10:00", "actor": "Ana", "session": "s1",
-                                  "text": "We sailed to the cove."}) + "\n")
-    (tmp_path / "interrupted_cli.py").write_text(textwrap.dedent("""
+    child = _ingest_under(tmp_path, """
         import ctypes, importlib.abc, sys
         native_run = ctypes.pythonapi.PyRun_String
         native_run.restype = ctypes.py_object
@@ -182,13 +193,7 @@ def test_ctrl_c_while_the_model_runtime_loads_is_the_interrupted_code(tmp_path: 
                     except KeyboardInterrupt as exc:
                         raise ImportError("initialization failed") from exc
         sys.meta_path.insert(0, Interrupted())
-        from horma.cli import main
-        main()
-    """))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    child = subprocess.run([sys.executable, "-m", "interrupted_cli", "ingest", "jsonl", str(source), "--workspace",
-                            str(tmp_path / "mem"), "--backend", "local"], capture_output=True, text=True,
-                           cwd=tmp_path, env=env, timeout=120)
+    """)
     assert (child.returncode, child.stdout, child.stderr) == (EXITS["interrupted"], "", "error: interrupted\n")
 
 
@@ -196,14 +201,7 @@ def test_a_ctrl_c_cpython_swallows_still_stops_the_command(tmp_path: Path) -> No
     """SIGINT while CPython runs a callback of its own (a weakref's, as at the end of an import) raises there,
     and CPython only prints the exception: the ingest archived everything and exited 0 (seen in CI). Here the
     signal lands in such a callback every time, while the model runtime is being imported mid-ingest."""
-    import subprocess
-    import sys
-
-    source = tmp_path / "units.jsonl"
-    source.write_text("".join(json.dumps({"id": f"s{s}:1", "time": f"2024-01-0{s} 10:00", "actor": "Ana",
-                                          "session": f"s{s}", "text": "We sailed to the cove."}) + "\n"
-                              for s in range(1, 4)))
-    (tmp_path / "swallowed_cli.py").write_text(textwrap.dedent("""
+    child = _ingest_under(tmp_path, """
         import importlib.abc, os, signal, sys, weakref
         class Thing:
             pass
@@ -219,13 +217,7 @@ def test_a_ctrl_c_cpython_swallows_still_stops_the_command(tmp_path: Path) -> No
                     ref = weakref.ref(thing, pressed)
                     del thing
         sys.meta_path.insert(0, Swallowed())
-        from horma.cli import main
-        main()
-    """))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    child = subprocess.run([sys.executable, "-m", "swallowed_cli", "ingest", "jsonl", str(source), "--workspace",
-                            str(tmp_path / "mem"), "--backend", "local"], capture_output=True, text=True,
-                           cwd=tmp_path, env=env, timeout=120)
+    """, sessions=3)
     assert (child.returncode, child.stdout, child.stderr) == (EXITS["interrupted"], "", "error: interrupted\n")
 
 

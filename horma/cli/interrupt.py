@@ -9,9 +9,10 @@ everything and exited 0.
 
 So the handler also sets a flag. An exception CPython swallows is dropped
 quietly. The command stops at its next :func:`checkpoint`: every progress bar
-update is one (:func:`horma.cli.options.progress_bar`), and so is the end of the
-command. Only the CLI's own run installs the handler; the library leaves the
-signals to its host.
+update is one (:func:`horma.cli.options.progress_bar`). A command with no bar
+(recall, add) finishes; the MCP server, which exits 0 on Ctrl-C by design,
+keeps that. Only the CLI's own run installs the handler; the library leaves
+the signals to its host.
 """
 
 from __future__ import annotations
@@ -35,10 +36,6 @@ def checkpoint() -> None:
     """Stop here if Ctrl-C was pressed and its ``KeyboardInterrupt`` was swallowed."""
     if _pressed.is_set():
         raise KeyboardInterrupt
-
-
-def pressed() -> bool:
-    return _pressed.is_set()
 
 
 @contextmanager

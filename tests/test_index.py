@@ -811,6 +811,17 @@ def test_relative_dates_count_from_the_day_the_question_is_asked():
     assert relative_ranges(words("How much have I spent this month?"), sat) == [("2023-05-01", "2023-05-21")]
     assert relative_ranges(words("this week"), sat) == [("2023-05-15", "2023-05-21")]
     assert relative_ranges(words("what did I eat 10 days ago?"), "0001-01-02") == []  # before year 1: no day
+    assert relative_ranges(words("What did I cook on Sunday?"), sat) == [("2023-05-14", "2023-05-15")]
+    assert relative_ranges(words("Who did I see on Saturday?"), sat) == [("2023-05-20", "2023-05-21")]
+    assert relative_ranges(words("What do I cook on Sundays?"), sat) == []  # habits name no day
+    assert relative_ranges(words("Which airline did I fly on Valentine's Day?"), sat) == [("2023-02-14", "2023-02-15")]
+    assert relative_ranges(words("What did we eat over Christmas?"), sat) == [("2022-12-24", "2022-12-27")]
+    assert relative_ranges(words("Where was I on Christmas Eve?"), sat) == [("2022-12-24", "2022-12-25")]
+    assert relative_ranges(words("What did I do on New Year's Eve?"), sat) == [("2022-12-31", "2023-01-01")]
+    assert relative_ranges(words("Where did I go on New Year's Day?"), sat) == [("2023-01-01", "2023-01-02")]
+    assert relative_ranges(words("What did I buy for Christmas?"), sat) == []  # a gift, bought any time
+    assert relative_ranges(words("What should I cook at Christmas?"), sat) == []  # not a question about the past
+    assert relative_ranges(words("Where was I on Halloween?"), "0001-01-02") == []  # the one before year 1
 
 
 def test_a_question_asked_at_the_calendars_edge_still_gets_its_turns(tmp_path: Path):
@@ -843,6 +854,17 @@ def test_a_relative_date_reaches_that_days_turns_without_their_words(ws: Workspa
     with open_index(ws, readonly=True) as s:
         assert first(s.rank("what did we do 10 days ago", today="2023-05-20"))[2] == "S1:1"
         assert s.rank("what did we do 10 days ago") == []  # no date to count from, no word in common
+
+
+def test_a_weekday_or_a_holiday_in_a_question_about_the_past_reaches_that_days_turns(ws: Workspace):
+    archive(ws, units("S1", ["we had lamb with rosemary potatoes"], day="2022-12-25"), "a")
+    archive(ws, units("S2", ["made a big pot of chili"], day="2023-05-14"), "b")
+    archive(ws, units("S3", ["the weather was grey all week"], day="2023-05-17"), "c")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        assert first(s.rank("What did I cook on Sunday?", today="2023-05-20"))[2] == "S2:1"
+        assert first(s.rank("What did we eat at Christmas?", today="2023-05-20"))[2] == "S1:1"
+        assert s.rank("What did we eat at Christmas?") == []  # no date to count from, no word in common
 
 
 def test_now_in_other_words_leans_toward_the_later_of_two_like_turns(ws: Workspace):

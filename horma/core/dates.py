@@ -140,6 +140,35 @@ def _iso(d) -> str:
 _PAST = frozenset(("did", "was", "were", "had"))
 
 
+# Holidays on one day of the calendar everywhere they are kept: (month, day, days) of the day or span a
+# name says, the latest one up to the question's day. Those that move (Easter, Thanksgiving, Mother's Day)
+# fall on different days in different countries and are left to the words.
+_HOLIDAYS = {"christmas": (12, 24, 3), "halloween": (10, 31, 1), "valentine": (2, 14, 1), "valentines": (2, 14, 1)}
+# Said of a time ("on Valentine's Day", "over Christmas"); "for Christmas" is as often a gift bought weeks before
+_AT_TIME = frozenset(("on", "at", "over", "during"))
+_EVE_DAY = {("christmas", "eve"): (12, 24, 1), ("christmas", "day"): (12, 25, 1), ("new", "eve"): (12, 31, 1),
+            ("new", "day"): (1, 1, 1)}
+
+
+def _holiday(words: list[str], i: int, now: dt.date) -> tuple[dt.date, dt.date] | None:
+    """The latest day range up to ``now`` that the holiday named at ``words[i]`` covers: "Valentine's Day",
+    "Christmas" (its eve to Boxing Day), "Christmas Eve", "New Year's Eve", "New Year's Day"."""
+    import datetime as dt
+
+    w = words[i]
+    after = [x for x in words[i + 1:i + 4] if x != "s"]  # "new year's eve" -> "year", "eve"
+    if w == "new":
+        if not after or after[0] not in ("year", "years") or len(after) < 2 or after[1] not in ("eve", "day"):
+            return None
+        month, day, days = _EVE_DAY[("new", after[1])]
+    else:
+        month, day, days = _EVE_DAY.get((w, after[0] if after else ""), _HOLIDAYS[w])
+    start = dt.date(now.year, month, day)
+    if start > now:
+        start = dt.date(now.year - 1, month, day)
+    return (start, start + dt.timedelta(days=days))
+
+
 def _named(words: list[str], i: int, now: dt.date) -> tuple[dt.date, dt.date] | None:
     """The day range [lo, hi) that the relative expression at ``words[i]`` names, counted from ``now``."""
     import datetime as dt
@@ -181,6 +210,13 @@ def _named(words: list[str], i: int, now: dt.date) -> tuple[dt.date, dt.date] | 
             return (prev, first)
         elif nxt == "night" and w == "last":
             return (now - one, now + one)  # the evening before, or this one's small hours
+    elif w == "on" and i + 1 < len(words) and words[i + 1] in _WEEKDAYS and not _PAST.isdisjoint(words):
+        back = (now.weekday() - _WEEKDAYS.index(words[i + 1])) % 7  # "What did I cook on Sunday?": the latest
+        day = now - dt.timedelta(days=back)
+        return (day, day + one)
+    elif w in _AT_TIME and i + 1 < len(words) and (words[i + 1] in _HOLIDAYS or words[i + 1] == "new") \
+            and not _PAST.isdisjoint(words):
+        return _holiday(words, i + 1, now)
     elif w == "this" and i + 1 < len(words) and words[i + 1] in ("week", "month", "year"):
         nxt = words[i + 1]  # "this month": from its first day up to today
         start = now - dt.timedelta(days=now.weekday()) if nxt == "week" else \
@@ -193,7 +229,8 @@ def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
     """ISO day ranges [lo, hi) that relative expressions name, counted from ``today`` (YYYY-MM-DD):
     "yesterday", "10 days ago", "a couple of weeks ago", "last Saturday", "last week", "last month" (the
     calendar's), "the past month" or "the last three weeks" (up to today), "this month" (so far), "last
-    night", and "today" or "tonight" in a question about the past (:data:`_PAST`). "How many days ago"
+    night", and, in a question about the past (:data:`_PAST`), "today", "tonight", "on Sunday" (the latest) and
+    a holiday of fixed date ("on Valentine's Day", "over Christmas": :data:`_HOLIDAYS`). "How many days ago"
     asks for an amount and names no day.
 
     An amount of time ago is a window around its day (a day either side for days, three for weeks, a
@@ -209,7 +246,7 @@ def relative_ranges(words: list[str], today: str) -> list[tuple[str, str]]:
     for i in range(len(words)):
         try:
             span = _named(words, i, now)
-        except OverflowError:  # before year 1 or after 9999 ("10 days ago" asked on 2 January 1): no day
+        except (OverflowError, ValueError):  # before year 1 or after 9999 ("10 days ago" asked on 2 January 1)
             continue
         if span:
             out.append(span)

@@ -41,6 +41,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from horma.agents.mention_notes import recount
 from horma.core.notes import citations, format_citation
 from horma.errors import NotFound
 from horma.file_writes import atomic_write
@@ -170,6 +171,8 @@ class Forgotten:
         single = note.sources[0]["path"] if len(note.sources) == 1 else None
         body = "".join(kept(line, single) for line in note.body.splitlines(keepends=True))
         sources = self._sources(note.sources)
+        if sources != note.sources:  # a mention page counts the units it cites
+            body = recount(body, sum(len(s["units"]) for s in sources))
         links = [link for link in note.links if link not in deleted]
         if sources == note.sources and links == note.links:
             return text[: len(text) - len(note.body)] + body  # the front matter exactly as written

@@ -221,7 +221,9 @@ def test_forgetting_one_turn_keeps_the_other_citations_of_its_pointer_line(tmp_p
     page = ws.root / "notes" / "people" / "ana.md"
     seg = next(ws.root.glob("raw/*/units.log")).relative_to(ws.root).as_posix()
     assert f"({seg}:1,3) Ana" in page.read_text()  # one pointer line for the day cites both of her turns
+    assert "; 2 mention(s)" in page.read_text()
     done = cli("forget", ws.root, "--unit", "P:1", "--yes")
     assert done.exit_code == 0, done.output
     assert f"({seg}:3) Ana" in page.read_text()  # her other turn's citation stays
+    assert "; 1 mention(s)" in page.read_text()  # and the count no longer counts the forgotten one
     assert copies(ws.root, [b"4417", b"slippers"]) == []

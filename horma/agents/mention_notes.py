@@ -186,6 +186,16 @@ class MentionNote:
         return Note(self.path, self.title, body, time=time or None, links=[self.page_path(m) for m in recent]).render()
 
 
+# The count line of a mention note or month page, as :meth:`MentionNote.render` writes it: "person; 3 mention(s)"
+_COUNT = re.compile(r"^([^\n;]+; )\d+( mention\(s\))", re.M)
+
+
+def recount(body: str, mentions: int) -> str:
+    """A mention note's or page's ``body`` with its count line saying ``mentions``: ``horma forget`` takes cited
+    units out of a page, and its count would go on naming them."""
+    return _COUNT.sub(lambda m: f"{m[1]}{mentions}{m[2]}", body, count=1)
+
+
 # A pointer line as :func:`horma.agents.segment_notes._mentions` writes it: ``- <day> (<units file>:N,M) speakers``
 _POINTER = re.compile(r"- (\S+) \((raw/[^\s()]+/units\.log):(\d+(?:,\d+)*)\) (.+)")
 

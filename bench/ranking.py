@@ -206,13 +206,15 @@ def main(argv: list[str] | None = None) -> int:
                     share["horma", b].append(ev_tokens / used if used else 0.0)
         finally:
             conn.close()
-        for method in [m for m in args.flat.split(",") if m]:
+        flat = [m for m in args.flat.split(",") if m]
+        if flat:
             from horma.bench.flat import FlatIndex
 
             units: list[Unit] = [u for _, _, us in sessions for u in us]
             costs = {u.id: count_tokens(f"{u.id} {u.actor}: {u.text}") for u in units}
-            index = FlatIndex(units, [method])
+            index = FlatIndex(units, flat, cache=work / f"{name}.flat-dense.npz")  # dense and hybrid share it
             index.prepare([q["q"] for q in qs])
+        for method in flat:
             for q in qs:
                 ev = set(q["ev"])
                 for b in budgets:

@@ -415,6 +415,20 @@ def test_flat_bm25_fill_and_fusion():
     assert rrf([0, 1, 2], [1, 0, 2]) == [0, 1, 2] and rrf([3, 1], [1, 3]) == [1, 3]
 
 
+def test_flat_dense_embeddings_are_kept_for_the_same_turns_only(tmp_path):
+    pytest.importorskip("sentence_transformers")
+    units = [u for n in range(3) for u in units_of(n)]
+    cache = tmp_path / "flat-dense.npz"
+    first = FlatIndex(units, ["dense", "hybrid"], cache=cache)
+    assert cache.is_file()
+    kept = cache.stat().st_mtime_ns
+    again = FlatIndex(units, ["dense"], cache=cache)  # read, not embedded anew
+    assert cache.stat().st_mtime_ns == kept
+    assert again.rank("a pottery vase", "dense") == first.rank("a pottery vase", "dense")
+    other = FlatIndex(units[:-1], ["dense"], cache=cache)  # other turns: embedded, and kept in their place
+    assert len(other.rank("a pottery vase", "dense")) == len(units) - 1 and cache.stat().st_mtime_ns != kept
+
+
 # -- the benchmark ---------------------------------------------------------------
 def test_benchmark_script_end_to_end(tmp_path):
     sample = {"sample_id": "conv-t", "conversation": {"speaker_a": "Ada", "speaker_b": "Bo"}, "qa": [

@@ -108,10 +108,33 @@ def _encoder():
     return _MODEL
 
 
+def _embedded(texts: list[str], cache: Path | None):
+    """The texts' embeddings, read from ``cache`` when it holds these texts' by this model, else computed
+    (and kept there)."""
+    import hashlib
+
+    import numpy as np
+
+    key = hashlib.sha256("\0".join([dense_model_path().name, *texts]).encode()).hexdigest()
+    if cache is not None and cache.is_file():
+        with np.load(cache) as kept:
+            if str(kept["key"]) == key:
+                return kept["emb"]
+    emb = _encoder().encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+    if cache is not None:
+        tmp = cache.with_name(cache.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez(f, key=np.array(key), emb=emb)
+        os.replace(tmp, cache)
+    return emb
+
+
 class FlatIndex:
     """Ranks one conversation's turns for a query by BM25, dense similarity or both."""
 
-    def __init__(self, units: Sequence[Unit], methods: Sequence[str] = METHODS):
+    def __init__(self, units: Sequence[Unit], methods: Sequence[str] = METHODS, cache: Path | None = None):
+        """``cache``: a file that keeps the turns' embeddings between runs (a bench's work dir): embedding
+        LongMemEval's haystacks anew took about 20 minutes a method on two cores."""
         unknown = [m for m in methods if m not in METHODS]
         if unknown:
             raise FlatError(f"unknown flat method {unknown[0]!r}; choose from {', '.join(METHODS)}")
@@ -130,7 +153,7 @@ class FlatIndex:
             self._bm25 = bm25s.BM25()
             self._bm25.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
         if {"dense", "hybrid"} & set(methods):
-            self._emb = _encoder().encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
+            self._emb = _embedded(texts, cache)
 
     def rank(self, query: str, method: str) -> list[int]:
         """Every turn's index, best first."""

@@ -347,6 +347,26 @@ def test_hwrite_is_atomic_and_keeps_out_of_raw(tmp_path):
     assert index.returncode == 2 and "raw/ and .horma/ are not for notes" in index.stderr
 
 
+def test_hwrite_refuses_input_that_is_not_utf8_and_leaves_no_file(tmp_path):
+    (tmp_path / "p1").write_bytes(b"@hwrite 2 notes/a.md\n\xff\xfe")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    for args, payload in (([], b"@hwrite 2 notes/a.md\n\xff\xfe"), (["p1"], None)):
+        bad = subprocess.run([str(SANDBOX_BIN / "hwrite"), *args], cwd=tmp_path, input=payload, capture_output=True,
+                             timeout=30, env=env)
+        assert bad.returncode == 2 and bad.stderr.decode().count("\n") == 1, bad.stderr  # one line, no traceback
+        assert b"not UTF-8 text (byte " in bad.stderr
+        assert sorted(p.name for p in tmp_path.rglob("*")) == ["p1"]  # no note and no temp file
+
+
+def test_hindex_crash_on_a_hand_edited_index_is_one_line(ws):
+    with open_index(ws) as idx:
+        idx.conn.execute("UPDATE segments SET size = 'abc'")  # a value no horma writes
+        idx.conn.commit()
+    out = run_helper("hindex", cwd=ws.root)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith("hindex failed (") and "horma index --rebuild" in out.stderr
+
+
 # -- the navigator ---------------------------------------------------------------
 def recall(ws: Workspace, query: str, budget: int, backend: str = "local") -> tuple[Context, list[dict]]:
     with open_sandbox(ws.root, backend, View.READ) as box:

@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = str(work / name / ".horma" / "index")
         conn = hi.connect(folder, readonly=True)
         try:
-            searcher = search.Searcher(conn, layers=layers)
+            searcher = search.Searcher(conn, layers=layers, root=str(work / name))
             for q in qs:
                 near = nearest(folder, q["q"]) if args.semantic == "on" else None
                 ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None, sessions=args.fill)

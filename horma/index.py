@@ -33,7 +33,7 @@ def open_index(workspace: Workspace, readonly: bool = False) -> Iterator:
         if readonly:
             conn = hi.connect(folder, readonly=True)
             try:
-                yield Searcher(conn)
+                yield Searcher(conn, root=str(workspace.root))
             finally:
                 conn.close()
         else:

@@ -867,6 +867,52 @@ def test_a_weekday_or_a_holiday_in_a_question_about_the_past_reaches_that_days_t
         assert s.rank("What did we eat at Christmas?") == []  # no date to count from, no word in common
 
 
+def test_a_turn_that_asks_keeps_its_match_but_for_the_part_in_its_questions():
+    from horma.core.asking import question_share, sentences
+
+    assert sentences("Wow, the fire brigade? Great! How is it") == [
+        ("Wow, the fire brigade?", True), (" Great!", False), (" How is it", False)]
+    wanted = {"brigad", "fire"}
+    assert question_share("Wow, the fire brigade? That's great! How has it been?", {"briga", "fire"}) == 1.0
+    assert question_share("I joined the fire brigade. Any tips for the fitness test?", {"briga", "fire"}) == 0.0
+    assert question_share("I see. What now?", wanted) == 0.5  # no word of the query: the share of its words
+    assert question_share("", wanted) == 0.0
+
+
+# A question that echoes the words, a turn that tells and then asks about something else, and filler
+BRIGADE = [(["Wow, you joined the volunteer fire brigade? How has it been so far?", "Tiring, honestly."],
+            "2023-05-02", ("Ann", "Bob")),
+           (["I joined the volunteer fire brigade as a radio operator. Any tips for night shifts?", "Sleep first."],
+            "2023-05-16", ("Bob", "Di")),
+           (["The garden needs weeding again.", "The tomatoes look great this year."], "2023-04-01", ("Ann", "Bob")),
+           (["My sister visited on Sunday.", "How is her new job?", "She loves it."], "2023-04-08", ("Ann", "Bob")),
+           (["The car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15", ("Ann", "Bob"))]
+
+
+def archive_brigade(ws: Workspace) -> None:
+    for n, (texts, day, actors) in enumerate(BRIGADE, 1):
+        archive(ws, units(f"S{n}", texts, day, actors), f"t{n}")
+    rebuild(ws, full=False)
+
+
+def test_the_turn_that_tells_ranks_above_the_turn_that_asks_with_the_same_words(ws: Workspace):
+    archive_brigade(ws)
+    with open_index(ws, readonly=True) as s:
+        ranked = [h.uid for h in s.rank("Who joined the volunteer fire brigade?")]
+    # the question goes below the turn that tells (and then asks about something else) and the reply it gets
+    assert ranked.index("S2:1") < ranked.index("S1:1") and ranked.index("S1:2") < ranked.index("S1:1"), ranked
+
+
+def test_hsearch_in_a_sandbox_reads_the_raw_line_of_a_turn_that_asks(tmp_path: Path, backend: str):
+    ws = Workspace.init(tmp_path / "ws")
+    archive_brigade(ws)
+    with open_sandbox(ws.root, backend, "read", limits=Limits(timeout=20)) as box:
+        out = box.exec("hsearch -n 4 --notes 0 --near none 'Who joined the volunteer fire brigade?'")
+    assert out.exit_code == 0, out.output
+    lines = [line for line in out.output.splitlines() if "fire brigade" in line]
+    assert "radio operator" in lines[0] and "How has it been" in lines[-1], out.output
+
+
 def test_now_in_other_words_leans_toward_the_later_of_two_like_turns(ws: Workspace):
     archive(ws, units("S1", ["I play tennis on Mondays with Ana.", "Nice."], day="2023-01-09"), "a")
     archive(ws, units("S2", ["I play tennis on Mondays with Ben.", "Fun."], day="2023-09-11"), "b")
@@ -1238,8 +1284,9 @@ def test_a_damaged_index_is_told_from_a_busy_one_by_code_or_by_message(tmp_path:
 
 def test_the_turn_after_a_question_takes_its_score(ws: Workspace, monkeypatch):
     """A turn that asks holds the question's words and not its answer: the reply after it takes the asking
-    turn's whole score (not PREV_WEIGHT of it), so with the lean toward the speaker named it comes first."""
-    from horma.core import search
+    turn's whole score (not PREV_WEIGHT of it), so with the lean toward the speaker named it comes first; the
+    asking turn keeps its match but for the part in its question (horma.core.asking)."""
+    from horma.core import asking, search
 
     said = [Unit("a:1", "2023-05-01 10:00", "Mel", "What kind of counseling do you want to pursue?"),
             Unit("a:2", "2023-05-01 10:01", "Caroline", "Working with trans people, supporting their mental health."),
@@ -1253,8 +1300,10 @@ def test_the_turn_after_a_question_takes_its_score(ws: Workspace, monkeypatch):
         assert s.conn.execute("SELECT uid FROM units WHERE asks = 1").fetchall() == [("a:1",)]
         ranked = [h.uid for h in s.rank(question)]
         monkeypatch.setattr(search, "ASKED_WEIGHT", search.PREV_WEIGHT)
+        lent = [h.uid for h in s.rank(question)]  # the asking turn still keeps less than its whole match
+        monkeypatch.setattr(asking, "ASKED_OWN", 1.0)
         plain = [h.uid for h in s.rank(question)]
-    assert ranked[:2] == ["a:2", "a:1"] and plain[:2] == ["a:1", "a:2"]
+    assert ranked[:2] == ["a:2", "a:1"] and lent[:2] == ["a:2", "a:1"] and plain[:2] == ["a:1", "a:2"]
 
 
 def test_time_expressions_a_turn_says_and_times_a_question_asks():

@@ -6,6 +6,7 @@ import math
 import sqlite3
 
 from horma.core import text as ht
+from horma.core.asking import kept, workspace_of
 from horma.core.dates import asks_when, query_dates, ranges, relative_ranges
 from horma.core.facets import facets, first_of_each
 from horma.core.hit import Hit
@@ -112,9 +113,12 @@ def _distinct(hits: list[Hit]) -> list[Hit]:
 class Searcher:
     """Ranks raw lines for a query; reads only the postings the query's words match."""
 
-    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS):
+    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS, root: str | None = None):
+        """``root``: the workspace whose raw lines a turn that asks is read from (:mod:`horma.core.asking`);
+        by default the one the index lies in (``<root>/.horma/index``)."""
         self.conn = conn
         self.layers = layers
+        self.root = root if root is not None else workspace_of(conn)
         self._actor_words: dict[str, str] | None = None
         self._assistants: set[str] | None = None
         self._talk_sql: str | None = None
@@ -164,7 +168,7 @@ class Searcher:
         return newest_first(self.conn, ranked, self.assistants()) if asks_now(ht.words(query)) else ranked
 
     def _rank(self, query: str, near: dict[int, float] | None, today: str | None, sessions: bool) -> list[Hit]:
-        words = query_words(query)
+        words = asked_words = query_words(query)
         actors = self.actor_words()
         named = {actors[w] for w in words if w in actors}
         rest = [w for w in words if w not in actors]
@@ -217,6 +221,10 @@ class Searcher:
             if h is not None:
                 session[h.talk] = session.get(h.talk, 0.0) + score
         top = max(session.values(), default=0.0) or 1.0
+        own = dict(base)  # a turn that asks keeps its match but for the part of it in its questions
+        for i, factor in kept(self.root, [hits[i] for i in sorted(asking & set(base), key=lambda i: -base[i])],
+                              asked_words).items():
+            own[i] *= factor
         costs = sorted(h.cost for h in hits.values())
         typical = max(costs[len(costs) // 2], 1)
         said = said if WHEN_BOOST != 1 and asks_when(ht.words(query)) else set()
@@ -233,7 +241,7 @@ class Searcher:
                 if (mid is not None and two is not None and two.talk == h.talk and mid.actor != h.actor == two.actor
                         and h.actor not in assistants and mid.actor not in assistants):
                     lent += SAME_SPEAKER_WEIGHT * base.get(two.id, 0.0)
-            s = base.get(h.id, 0.0) + lent / max(1.0, h.cost / typical) ** COST_POWER
+            s = own.get(h.id, 0.0) + lent / max(1.0, h.cost / typical) ** COST_POWER
             if h.id in dated:
                 s += DATE_WEIGHT * scale
             if s <= 0:

@@ -1,0 +1,97 @@
+"""A turn that asks holds the question's words, not its answer: how much of its own match to keep.
+
+"Wow John, joining the fire brigade? That's great! How's it been so far?" matches "What community
+service was Maria involved in?" by the words of its own question, and the reply after it, which answers,
+already takes that whole score (``search.ASKED_WEIGHT``). Kept whole, the asking turn also stood above the
+answer in a small context. But a user's long turn to an assistant often tells its facts first and asks
+after them ("I still remember being on the debate team ... what do data scientists earn?"): there the
+match lies in what it tells. So a turn that asks keeps its match but for the part of it that lies in its
+questions: of the query's words it holds, the share found in the sentences that end in "?" (or, matched
+by meaning alone, the share of all its words in them) loses :data:`ASKED_OWN`'s complement.
+
+Measured on every dev set (docs/benchmarks.md, session 23): LoCoMo +0.007 at 300 tokens and gains at
+100-700, the chat sets +0.005 to +0.014 at a few small budgets, LongMemEval +0.005 to +0.007 at
+1000-2000, nothing lower at any budget of any set. The whole match discounted by 0.7 whatever the
+sentence (session 20) lost LongMemEval 0.017 at 3000; in proportion to the turn's question words alone,
+0.002 at 1000 and 3000.
+
+Stdlib only, like all of :mod:`horma.core`: ``hsearch`` runs it in the sandbox, reading the raw lines.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from horma.core import text as ht
+from horma.core.hit import Hit
+
+ASKED_OWN = 0.7  # what a match lying wholly in a turn's questions keeps (session 20's ASKED_OWN)
+ASK_TOP = 100  # the best own matches whose text is read: a discount further down changes no context
+PREFIX = 5  # words are compared by their first letters, a stemmer's rough equal ("adopt", "adoption")
+
+
+def sentences(body: str) -> list[tuple[str, bool]]:
+    """``body`` split after each run of ".", "!" or "?": (sentence, whether it asks)."""
+    out = []
+    start = i = 0
+    n = len(body)
+    while i < n:
+        if body[i] in ".!?":
+            j = i
+            while j < n and body[j] in ".!?":
+                j += 1
+            out.append((body[start:j], "?" in body[i:j]))
+            start = i = j
+        else:
+            i += 1
+    if body[start:].strip():
+        out.append((body[start:], False))
+    return out
+
+
+def question_share(body: str, wanted: set[str]) -> float:
+    """The share of a turn's match that lies in its questions: of the ``wanted`` words (the query's, by
+    their first :data:`PREFIX` letters) that it holds, those in sentences that ask; with none of them, the
+    share of all its words in such sentences."""
+    held = asked = words = asking = 0
+    for sentence, asks in sentences(body):
+        ws = ht.words(sentence)
+        found = sum(1 for w in ws if w[:PREFIX] in wanted)
+        held += found
+        words += len(ws)
+        if asks:
+            asked += found
+            asking += len(ws)
+    if held:
+        return asked / held
+    return asking / words if words else 0.0
+
+
+def workspace_of(conn: sqlite3.Connection) -> str:
+    """The workspace an index lies in (``<root>/.horma/index/<file>``); "" for one in memory."""
+    path = conn.execute("PRAGMA database_list").fetchone()[2] or ""
+    return os.path.dirname(os.path.dirname(os.path.dirname(path))) if path else ""
+
+
+def kept(root: str, hits: list[Hit], query_words: list[str]) -> dict[int, float]:
+    """The factor each of ``hits`` (turns that ask, best own match first) keeps of its own match, read from
+    the raw lines under ``root``; a line that cannot be read keeps all of it."""
+    if not root:
+        return {}
+    wanted = {w[:PREFIX] for w in query_words}
+    by_file: dict[str, list[Hit]] = {}
+    for h in hits[:ASK_TOP]:
+        by_file.setdefault(h.path, []).append(h)
+    out = {}
+    for path, group in by_file.items():
+        try:
+            with open(os.path.join(root, path), "rb") as f:
+                for h in sorted(group, key=lambda h: h.offset):
+                    f.seek(h.offset)
+                    unit = ht.parse_unit(f.readline().decode("utf-8", "replace"))
+                    if unit is not None:
+                        out[h.id] = 1.0 - (1.0 - ASKED_OWN) * question_share(unit[3], wanted)
+        except OSError:  # forgotten since it was indexed, or not in this view: nothing to discount
+            continue
+    return out

@@ -879,6 +879,22 @@ def test_a_turn_that_asks_keeps_its_match_but_for_the_part_in_its_questions():
     assert question_share("", wanted) == 0.0
 
 
+def test_a_turn_that_asks_is_read_only_inside_its_workspace(tmp_path: Path):
+    from horma.core.asking import ASKED_OWN, kept
+    from horma.core.hit import Hit
+
+    line = "X:1 | 2023-01-01 10:00 | Ann: The fire brigade? How is it?\n"
+    (tmp_path / "elsewhere.log").write_text(line)
+    root = tmp_path / "ws"
+    (root / "raw" / "a").mkdir(parents=True)
+    (root / "raw" / "a" / "units.log").symlink_to(tmp_path / "elsewhere.log")  # a link out of the workspace
+    (root / "raw" / "b").mkdir()
+    (root / "raw" / "b" / "units.log").write_text(line)
+    hits = [Hit((n, n, 1, 0, "X:1", "Ann", "2023-01-01 10:00", 9, 0)) for n in (1, 2)]
+    hits[0].path, hits[1].path = "raw/a/units.log", "raw/b/units.log"
+    assert kept(str(root), hits, ["fire", "brigade"]) == {2: ASKED_OWN}
+
+
 # A question that echoes the words, a turn that tells and then asks about something else, and filler
 BRIGADE = [(["Wow, you joined the volunteer fire brigade? How has it been so far?", "Tiring, honestly."],
             "2023-05-02", ("Ann", "Bob")),

@@ -12,8 +12,8 @@ by meaning alone, the share of all its words in them) loses :data:`ASKED_OWN`'s 
 Measured on every dev set (docs/benchmarks.md, session 23): LoCoMo +0.007 at 300 tokens and gains at
 100-700, the chat sets +0.005 to +0.014 at a few small budgets, LongMemEval +0.005 to +0.007 at
 1000-2000, nothing lower at any budget of any set. The whole match discounted by 0.7 whatever the
-sentence (session 20) lost LongMemEval 0.017 at 3000; in proportion to the turn's question words alone,
-0.002 at 1000 and 3000.
+sentence (session 20) lost LongMemEval 0.017 at 3000; in proportion to the share of all the turn's words
+that lie in its questions, 0.002 at 1000 and 3000.
 
 Stdlib only, like all of :mod:`horma.core`: ``hsearch`` runs it in the sandbox, reading the raw lines.
 """
@@ -25,6 +25,7 @@ import sqlite3
 
 from horma.core import text as ht
 from horma.core.hit import Hit
+from horma.core.layout import read_line
 
 ASKED_OWN = 0.7  # what a match lying wholly in a turn's questions keeps (session 20's ASKED_OWN)
 ASK_TOP = 100  # the best own matches whose text is read: a discount further down changes no context
@@ -80,18 +81,17 @@ def kept(root: str, hits: list[Hit], query_words: list[str]) -> dict[int, float]
     if not root:
         return {}
     wanted = {w[:PREFIX] for w in query_words}
-    by_file: dict[str, list[Hit]] = {}
-    for h in hits[:ASK_TOP]:
-        by_file.setdefault(h.path, []).append(h)
-    out = {}
-    for path, group in by_file.items():
-        try:
-            with open(os.path.join(root, path), "rb") as f:
-                for h in sorted(group, key=lambda h: h.offset):
-                    f.seek(h.offset)
-                    unit = ht.parse_unit(f.readline().decode("utf-8", "replace"))
-                    if unit is not None:
-                        out[h.id] = 1.0 - (1.0 - ASKED_OWN) * question_share(unit[3], wanted)
-        except OSError:  # forgotten since it was indexed, or not in this view: nothing to discount
-            continue
+    out: dict[int, float] = {}
+    files: dict = {}
+    try:
+        for h in sorted(hits[:ASK_TOP], key=lambda h: (h.path, h.offset)):
+            try:
+                unit = ht.parse_unit(read_line(root, h.path, h.offset, files))
+            except OSError:  # forgotten since it was indexed, a link out, not in this view: nothing to discount
+                continue
+            if unit is not None:
+                out[h.id] = 1.0 - (1.0 - ASKED_OWN) * question_share(unit[3], wanted)
+    finally:
+        for fh in files.values():
+            fh.close()
     return out

@@ -929,6 +929,23 @@ def test_hsearch_in_a_sandbox_reads_the_raw_line_of_a_turn_that_asks(tmp_path: P
     assert "radio operator" in lines[0] and "How has it been" in lines[-1], out.output
 
 
+def test_the_users_next_message_after_an_answer_borrows_less_of_it(ws: Workspace):
+    chat = [(["I pulled something at football. Any stretch you'd suggest for tight hamstrings?",
+              "Try a standing hamstring stretch: heel on a low step, hinge forward from the hips, hold for thirty "
+              "seconds.", "Different thing: my sister's wedding is in June and I need a gift idea.",
+              "A framed print of their first home."], "2023-05-02"),
+            (["My physio says the hamstring stretch works best after a warm shower.", "That makes sense."], "2023-05-09"),
+            (["The garden needs weeding again.", "Start with the beds by the fence."], "2023-04-01"),
+            (["My car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15")]
+    for n, (texts, day) in enumerate(chat, 1):
+        archive(ws, units(f"S{n}", texts, day, ("user", "assistant")), f"t{n}")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        ranked = [h.uid for h in s.rank("Which stretch did you suggest for my hamstrings?")]
+    # the wedding message matches nothing: it no longer stands above a turn that matches by its own words
+    assert ranked[:2] == ["S1:2", "S1:1"] and ranked.index("S2:1") < ranked.index("S1:3"), ranked
+
+
 def test_now_in_other_words_leans_toward_the_later_of_two_like_turns(ws: Workspace):
     archive(ws, units("S1", ["I play tennis on Mondays with Ana.", "Nice."], day="2023-01-09"), "a")
     archive(ws, units("S2", ["I play tennis on Mondays with Ben.", "Fun."], day="2023-09-11"), "b")

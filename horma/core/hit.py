@@ -13,3 +13,14 @@ class Hit:
         self.talk = row[9] if len(row) > 9 else self.seg
         self.path = ""
         self.score = 0.0
+
+
+def distinct(hits: list[Hit]) -> list[Hit]:
+    """Each text once (the best-ranked copy): a repeated line spends budget and tells nothing new."""
+    seen: set[int] = set()
+    out = []
+    for h in hits:
+        if h.digest not in seen:  # CRC-32 of the text: a clash among one query's few hundred hits is unlikely
+            seen.add(h.digest)
+            out.append(h)
+    return out

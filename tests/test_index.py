@@ -934,7 +934,8 @@ def test_the_users_next_message_after_an_answer_borrows_less_of_it(ws: Workspace
               "Try a standing hamstring stretch: heel on a low step, hinge forward from the hips, hold for thirty "
               "seconds.", "Different thing: my sister's wedding is in June and I need a gift idea.",
               "A framed print of their first home."], "2023-05-02"),
-            (["My physio says the hamstring stretch works best after a warm shower.", "That makes sense."], "2023-05-09"),
+            (["My physio says the hamstring stretch works best after a warm shower.", "That makes sense."],
+             "2023-05-09"),
             (["The garden needs weeding again.", "Start with the beds by the fence."], "2023-04-01"),
             (["My car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15")]
     for n, (texts, day) in enumerate(chat, 1):
@@ -944,6 +945,23 @@ def test_the_users_next_message_after_an_answer_borrows_less_of_it(ws: Workspace
         ranked = [h.uid for h in s.rank("Which stretch did you suggest for my hamstrings?")]
     # the wedding message matches nothing: it no longer stands above a turn that matches by its own words
     assert ranked[:2] == ["S1:2", "S1:1"] and ranked.index("S2:1") < ranked.index("S1:3"), ranked
+
+
+def test_the_assistants_comment_on_a_statement_borrows_less_of_it(tmp_path: Path):
+    ws = Workspace.init(tmp_path / "ws")
+    chat = [(["I ran my first half marathon on Sunday and finished in 1:58.", "Congratulations, what a milestone!",
+              "Thanks! Now I want a new goal."], "2023-05-16"),
+            (["We watched the London marathon on TV with my dad all morning, then had a long lunch at the pub by the "
+              "river and walked the dog along the canal until dark.", "That sounds like a lovely day."], "2023-05-23"),
+            (["The garden needs weeding again.", "Start with the beds by the fence."], "2023-04-01"),
+            (["My car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15")]
+    for n, (texts, day) in enumerate(chat, 1):
+        archive(ws, units(f"S{n}", texts, day, ("user", "assistant")), f"t{n}")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        ranked = [h.uid for h in s.rank("How fast did I run the half marathon?")]
+    # the congratulations match nothing: they no longer stand above a turn that matches by its own words
+    assert ranked[0] == "S1:1" and ranked.index("S2:1") < ranked.index("S1:2"), ranked
 
 
 def test_now_in_other_words_leans_toward_the_later_of_two_like_turns(ws: Workspace):

@@ -905,10 +905,15 @@ BRIGADE = [(["Wow, you joined the volunteer fire brigade? How has it been so far
            (["The car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15", ("Ann", "Bob"))]
 
 
-def archive_brigade(ws: Workspace) -> None:
-    for n, (texts, day, actors) in enumerate(BRIGADE, 1):
-        archive(ws, units(f"S{n}", texts, day, actors), f"t{n}")
+def archive_talks(ws: Workspace, talks: list, actors: tuple[str, str] | None = None) -> None:
+    """Each talk (texts, day[, actors]) as segment S<n> of its day, then the index brought up to date."""
+    for n, (texts, day, *who) in enumerate(talks, 1):
+        archive(ws, units(f"S{n}", texts, day, actors or who[0]), f"t{n}")
     rebuild(ws, full=False)
+
+
+def archive_brigade(ws: Workspace) -> None:
+    archive_talks(ws, BRIGADE)
 
 
 def test_the_turn_that_tells_ranks_above_the_turn_that_asks_with_the_same_words(ws: Workspace):
@@ -929,18 +934,18 @@ def test_hsearch_in_a_sandbox_reads_the_raw_line_of_a_turn_that_asks(tmp_path: P
     assert "radio operator" in lines[0] and "How has it been" in lines[-1], out.output
 
 
+CHAT_FILLER = [(["The garden needs weeding again.", "Start with the beds by the fence."], "2023-04-01"),
+               (["My car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15")]
+
+
 def test_the_users_next_message_after_an_answer_borrows_less_of_it(ws: Workspace):
     chat = [(["I pulled something at football. Any stretch you'd suggest for tight hamstrings?",
               "Try a standing hamstring stretch: heel on a low step, hinge forward from the hips, hold for thirty "
               "seconds.", "Different thing: my sister's wedding is in June and I need a gift idea.",
               "A framed print of their first home."], "2023-05-02"),
             (["My physio says the hamstring stretch works best after a warm shower.", "That makes sense."],
-             "2023-05-09"),
-            (["The garden needs weeding again.", "Start with the beds by the fence."], "2023-04-01"),
-            (["My car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15")]
-    for n, (texts, day) in enumerate(chat, 1):
-        archive(ws, units(f"S{n}", texts, day, ("user", "assistant")), f"t{n}")
-    rebuild(ws, full=False)
+             "2023-05-09")]
+    archive_talks(ws, chat + CHAT_FILLER, ("user", "assistant"))
     with open_index(ws, readonly=True) as s:
         ranked = [h.uid for h in s.rank("Which stretch did you suggest for my hamstrings?")]
     # the wedding message matches nothing: it no longer stands above a turn that matches by its own words
@@ -952,12 +957,8 @@ def test_the_assistants_comment_on_a_statement_borrows_less_of_it(tmp_path: Path
     chat = [(["I ran my first half marathon on Sunday and finished in 1:58.", "Congratulations, what a milestone!",
               "Thanks! Now I want a new goal."], "2023-05-16"),
             (["We watched the London marathon on TV with my dad all morning, then had a long lunch at the pub by the "
-              "river and walked the dog along the canal until dark.", "That sounds like a lovely day."], "2023-05-23"),
-            (["The garden needs weeding again.", "Start with the beds by the fence."], "2023-04-01"),
-            (["My car made a strange noise.", "Take it to the garage on Monday."], "2023-04-15")]
-    for n, (texts, day) in enumerate(chat, 1):
-        archive(ws, units(f"S{n}", texts, day, ("user", "assistant")), f"t{n}")
-    rebuild(ws, full=False)
+              "river and walked the dog along the canal until dark.", "That sounds like a lovely day."], "2023-05-23")]
+    archive_talks(ws, chat + CHAT_FILLER, ("user", "assistant"))
     with open_index(ws, readonly=True) as s:
         ranked = [h.uid for h in s.rank("How fast did I run the half marathon?")]
     # the congratulations match nothing: they no longer stand above a turn that matches by its own words

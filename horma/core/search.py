@@ -215,10 +215,8 @@ class Searcher:
             if h is not None:
                 session[h.talk] = session.get(h.talk, 0.0) + score
         top = max(session.values(), default=0.0) or 1.0
-        own = dict(base)  # a turn that asks keeps its match but for the part of it in its questions
-        for i, factor in kept(self.root, sorted((hits[i] for i in asking & set(base)), key=lambda h: -base[h.id]),
-                              asked_words).items():
-            own[i] *= factor
+        # a turn that asks keeps its match but for the part of it in its questions
+        keeps = kept(self.root, sorted((hits[i] for i in asking & set(base)), key=lambda h: -base[h.id]), asked_words)
         costs = sorted(h.cost for h in hits.values())
         typical = max(costs[len(costs) // 2], 1)
         said = said if WHEN_BOOST != 1 and asks_when(ht.words(query)) else set()
@@ -238,7 +236,7 @@ class Searcher:
             if prev is not None and prev.talk == h.talk and (prev.actor in assistants) != (h.actor in assistants) \
                     and prev.id not in asking and not base.get(h.id):
                 lent *= AFTER_REPLY
-            s = own.get(h.id, 0.0) + lent / max(1.0, h.cost / typical) ** COST_POWER
+            s = base.get(h.id, 0.0) * keeps.get(h.id, 1.0) + lent / max(1.0, h.cost / typical) ** COST_POWER
             if h.id in dated:
                 s += DATE_WEIGHT * scale
             if s <= 0:

@@ -221,6 +221,28 @@ def test_a_ctrl_c_cpython_swallows_still_stops_the_command(tmp_path: Path) -> No
     assert (child.returncode, child.stdout, child.stderr) == (EXITS["interrupted"], "", "error: interrupted\n")
 
 
+def test_a_ctrl_c_a_native_import_turns_into_its_own_error_is_the_interrupt(tmp_path: Path) -> None:
+    """SIGINT inside numpy's native import surfaced as "ImportError: numpy._core.multiarray failed to import",
+    with no KeyboardInterrupt left in it: a traceback and exit 1 (seen in CI). Here an import mid-ingest is
+    cut short that way every time."""
+    child = _ingest_under(tmp_path, """
+        import importlib.abc, os, signal, sys
+        class CutShort(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name == "onnxruntime":
+                    sys.meta_path.remove(self)
+                    try:
+                        os.kill(os.getpid(), signal.SIGINT)
+                        for _ in range(100000):  # the handler runs here
+                            pass
+                    except KeyboardInterrupt:
+                        pass  # the native side clears it and fails in its own words
+                    raise ImportError("numpy._core.multiarray failed to import")
+        sys.meta_path.insert(0, CutShort())
+    """, sessions=3)
+    assert (child.returncode, child.stdout, child.stderr) == (EXITS["interrupted"], "", "error: interrupted\n")
+
+
 @pytest.mark.parametrize("as_json", [False, True])
 def test_ctrl_c_is_the_interrupted_code_said_once(tmp_path: Path, as_json: bool) -> None:
     """A real SIGINT mid-ingest: exit 130 and one 'interrupted' report, not typer's silent exit."""

@@ -104,6 +104,10 @@ class HormaGroup(TyperGroup):
             return super().invoke(ctx)
         except KeyboardInterrupt:  # typer would turn Ctrl-C into a silent exit 130: say it like any other stop
             raise typer.Abort() from None
+        except Exception:
+            if interrupt.pressed():  # the Ctrl-C in another form: numpy's import cut short raises ImportError
+                raise typer.Abort() from None
+            raise
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:

@@ -8,10 +8,12 @@ printed, and the command goes on to its end and exits 0. A Ctrl-C early in
 everything and exited 0.
 
 So the handler also sets a flag. An exception CPython swallows is dropped
-quietly. The command stops at its next :func:`checkpoint`: every progress bar
-update is one (:func:`horma.cli.options.progress_bar`). A command with no bar
-(recall, add) finishes; the MCP server, which exits 0 on Ctrl-C by design,
-keeps that. Only the CLI's own run installs the handler; the library leaves
+quietly; any error a command raises after the flag is set is reported as the
+interrupt (a native module cut short by the signal raises its own error). The
+command stops at its next :func:`checkpoint`: every progress bar update is one
+(:func:`horma.cli.options.progress_bar`). A command with no bar (recall, add)
+finishes; the MCP server, which exits 0 on Ctrl-C by design, keeps that.
+Only the CLI's own run installs the handler; the library leaves
 the signals to its host.
 """
 
@@ -30,6 +32,12 @@ _pressed = threading.Event()
 def _on_sigint(signum: int, frame: Any) -> None:
     _pressed.set()
     raise KeyboardInterrupt
+
+
+def pressed() -> bool:
+    """Whether Ctrl-C was pressed during this run: an error raised after it may be the interrupt in another
+    form (a native module's import that the signal cut short says "numpy._core.multiarray failed to import")."""
+    return _pressed.is_set()
 
 
 def checkpoint() -> None:

@@ -157,21 +157,47 @@ def test_what_the_disk_refuses_is_the_io_code(tmp_path: Path) -> None:
     assert assert_one_error_line(cli(*args)) == f"error: {error['message']}"
 
 
-def _ingest_under(tmp_path: Path, prelude: str, sessions: int = 1):
-    """``horma ingest jsonl`` of ``sessions`` one-turn sessions, run by a module that first runs ``prelude``
-    (how a test makes a Ctrl-C land where a user's once did), then the CLI's own ``main``."""
+def _horma_under(tmp_path: Path, prelude: str, *args: str):
+    """``horma ARGS`` run by a module that first runs ``prelude`` (how a test makes a Ctrl-C land where a
+    user's once did), then the CLI's own ``main``."""
     import subprocess
     import sys
 
+    (tmp_path / "cli_under_test.py").write_text(textwrap.dedent(prelude) + "from horma.cli import main\nmain()\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "cli_under_test", *args], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120)
+
+
+def _ingest_under(tmp_path: Path, prelude: str, sessions: int = 1):
+    """``horma ingest jsonl`` of ``sessions`` one-turn sessions under ``prelude`` (:func:`_horma_under`)."""
     source = tmp_path / "units.jsonl"
     source.write_text("".join(json.dumps({"id": f"s{s}:1", "time": f"2024-01-0{s} 10:00", "actor": "Ana",
                                           "session": f"s{s}", "text": "We sailed to the cove."}) + "\n"
                               for s in range(1, sessions + 1)))
-    (tmp_path / "cli_under_test.py").write_text(textwrap.dedent(prelude) + "from horma.cli import main\nmain()\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "cli_under_test", "ingest", "jsonl", str(source), "--workspace",
-                           str(tmp_path / "mem"), "--backend", "local"], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=120)
+    return _horma_under(tmp_path, prelude, "ingest", "jsonl", str(source), "--workspace", str(tmp_path / "mem"),
+                        "--backend", "local")
+
+
+# SIGINT while CPython runs a callback of its own (a weakref's, as at the end of an import): the handler raises
+# there, and CPython only prints the exception. Here it lands so while the model runtime is being imported.
+_SWALLOWED = """
+    import importlib.abc, os, signal, sys, weakref
+    class Thing:
+        pass
+    def pressed(ref):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(100000):  # the handler runs here, inside the callback
+            pass
+    class Swallowed(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name == "onnxruntime":
+                sys.meta_path.remove(self)
+                thing = Thing()
+                ref = weakref.ref(thing, pressed)
+                del thing
+    sys.meta_path.insert(0, Swallowed())
+"""
 
 
 def test_ctrl_c_while_the_model_runtime_loads_is_the_interrupted_code(tmp_path: Path) -> None:
@@ -198,27 +224,19 @@ def test_ctrl_c_while_the_model_runtime_loads_is_the_interrupted_code(tmp_path: 
 
 
 def test_a_ctrl_c_cpython_swallows_still_stops_the_command(tmp_path: Path) -> None:
-    """SIGINT while CPython runs a callback of its own (a weakref's, as at the end of an import) raises there,
-    and CPython only prints the exception: the ingest archived everything and exited 0 (seen in CI). Here the
-    signal lands in such a callback every time, while the model runtime is being imported mid-ingest."""
-    child = _ingest_under(tmp_path, """
-        import importlib.abc, os, signal, sys, weakref
-        class Thing:
-            pass
-        def pressed(ref):
-            os.kill(os.getpid(), signal.SIGINT)
-            for _ in range(100000):  # the handler runs here, inside the callback
-                pass
-        class Swallowed(importlib.abc.MetaPathFinder):
-            def find_spec(self, name, path, target=None):
-                if name == "onnxruntime":
-                    sys.meta_path.remove(self)
-                    thing = Thing()
-                    ref = weakref.ref(thing, pressed)
-                    del thing
-        sys.meta_path.insert(0, Swallowed())
-    """, sessions=3)
+    """A swallowed Ctrl-C mid-ingest (:data:`_SWALLOWED`): the ingest archived everything and exited 0 (seen in
+    CI). Its progress bar stops it."""
+    child = _ingest_under(tmp_path, _SWALLOWED, sessions=3)
     assert (child.returncode, child.stdout, child.stderr) == (EXITS["interrupted"], "", "error: interrupted\n")
+
+
+def test_a_ctrl_c_cpython_swallows_in_a_command_with_no_bar_is_the_interrupted_code(tmp_path: Path) -> None:
+    """``horma recall`` has no progress bar to stop at: it answered and exited 0 as if no Ctrl-C was pressed.
+    Its end is the checkpoint: a script sees exit 130."""
+    assert _ingest_under(tmp_path, "").returncode == 0
+    child = _horma_under(tmp_path, _SWALLOWED, "recall", str(tmp_path / "mem"), "Where did we sail?", "--budget",
+                         "300", "--backend", "local")
+    assert (child.returncode, child.stderr) == (EXITS["interrupted"], "error: interrupted\n"), child.stderr
 
 
 def test_a_ctrl_c_a_native_import_turns_into_its_own_error_is_the_interrupt(tmp_path: Path) -> None:

@@ -101,7 +101,9 @@ class HormaGroup(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            interrupt.checkpoint()  # a Ctrl-C CPython swallowed in a command with no progress bar: still the interrupt
+            return result
         except KeyboardInterrupt:  # typer would turn Ctrl-C into a silent exit 130: say it like any other stop
             raise typer.Abort() from None
         except Exception:

@@ -11,8 +11,9 @@ So the handler also sets a flag. An exception CPython swallows is dropped
 quietly; any error a command raises after the flag is set is reported as the
 interrupt (a native module cut short by the signal raises its own error). The
 command stops at its next :func:`checkpoint`: every progress bar update is one
-(:func:`horma.cli.options.progress_bar`). A command with no bar (recall, add)
-finishes; the MCP server, which exits 0 on Ctrl-C by design, keeps that.
+(:func:`horma.cli.options.progress_bar`), and so is a command's end, so a command
+with no bar (recall, add) exits 130 after its work instead of 0. The MCP server,
+which exits 0 on Ctrl-C by design, says it :func:`handled` it.
 Only the CLI's own run installs the handler; the library leaves
 the signals to its host.
 """
@@ -38,6 +39,11 @@ def pressed() -> bool:
     """Whether Ctrl-C was pressed during this run: an error raised after it may be the interrupt in another
     form (a native module's import that the signal cut short says "numpy._core.multiarray failed to import")."""
     return _pressed.is_set()
+
+
+def handled() -> None:
+    """The command stopped on Ctrl-C as it means to (the MCP server exits 0): not an interrupt to report."""
+    _pressed.clear()
 
 
 def checkpoint() -> None:

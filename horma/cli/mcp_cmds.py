@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from horma.cli.common import err_console, shown
+from horma.cli.interrupt import handled
 from horma.cli.options import DOMAIN_OPT, MANAGER_OPT, RETRIEVER_OPT
 from horma.errors import BadArgument, MissingExtra
 
@@ -164,4 +165,5 @@ def mcp(
     except KeyboardInterrupt:
         pass
     finally:
+        handled()  # however the server ended after a Ctrl-C, it stopped as it means to: exit 0
         spaces.close()  # the server's workspaces live as long as the server, never as long as one session

@@ -154,10 +154,10 @@ def test_segments_index_once_and_only_their_new_units(ws: Workspace):
         assert conn.execute("SELECT u.lineno, u.uid, u.actor, u.time FROM units u JOIN segments s ON s.id=u.seg "
                             "WHERE s.path=? ORDER BY u.lineno", (rel2,)).fetchall() == [
             (1, "S2:1", "Ann", "2023-01-02 10:01"), (2, "S2:2", "Bob", "2023-01-02 10:02")]
-        hits = Searcher(conn).rank("zeppelin")
+        hits = Searcher(conn, root=str(ws.root)).rank("zeppelin")
         assert first(hits) == (rel2, 1, "S2:1")
         assert {h.path for h in matched(hits)} == {rel2}
-        assert first(Searcher(conn).rank("kayak")) == (rel1, 2, "S1:2")
+        assert first(Searcher(conn, root=str(ws.root)).rank("kayak")) == (rel1, 2, "S1:2")
         fts_ok(conn)
 
 
@@ -174,7 +174,7 @@ def test_segment_that_grew_gets_only_its_new_lines_and_one_that_shrank_is_refuse
         assert after[:2] == before
         assert [(r[1], r[2], r[3]) for r in after[2:]] == [(3, len((lines[0] + lines[1]).encode()), "G:3")]
         assert idx.conn.execute("SELECT size, lines FROM segments").fetchone() == (len("".join(lines).encode()), 3)
-        assert first(Searcher(idx.conn).rank("narwhal")) == (rel, 3, "G:3")
+        assert first(Searcher(idx.conn, root=str(ws.root)).rank("narwhal")) == (rel, 3, "G:3")
         with pytest.raises(HI.IndexError_, match=r"shrank.*--rebuild"), idx.transaction():
             idx.add_segment(rel, lines[0])
         assert idx.conn.execute("SELECT id, lineno, offset, uid FROM units ORDER BY id").fetchall() == after
@@ -189,7 +189,7 @@ def test_note_edits_touch_only_the_lines_that_changed(ws: Workspace):
     rel = "notes/boats/kayak.md"
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:
         conn = idx.conn
-        s = Searcher(conn)
+        s = Searcher(conn, root=str(ws.root))
         with idx.transaction():
             idx.sync(str(ws.root))
             idx.put_note(rel, note("Boathouse", [rel1], [a, b]))
@@ -245,7 +245,7 @@ def test_removed_notes_leave_no_rows_and_sync_drops_notes_deleted_on_disk(ws: Wo
     write(ws, kept, note("Ann", [rel1], ["- rides a tandem (line 1)"]))
     with HI.SearchIndex.open(str(index_folder(ws))) as idx:
         conn = idx.conn
-        s = Searcher(conn)
+        s = Searcher(conn, root=str(ws.root))
         assert idx.sync(str(ws.root)) == {"segments": 1, "notes": 2, "removed": 0, "embedded": 0}
         assert idx.sync(str(ws.root)) == {"segments": 0, "notes": 2, "removed": 0, "embedded": 0}
         assert s.note_lines("windowsill", 5) == [(gone, 8, "- basil seedlings on the windowsill (line 3)")]
@@ -544,10 +544,10 @@ def test_an_exception_inside_a_transaction_rolls_it_back(ws: Workspace):
             raise RuntimeError("boom")
         assert not idx.conn.in_transaction
         assert fingerprint(idx.conn) == previous
-        assert Searcher(idx.conn).rank("zeppelin") == []
+        assert Searcher(idx.conn, root=str(ws.root)).rank("zeppelin") == []
         with idx.transaction():  # and the segment indexes afterwards as if nothing happened
             assert idx.add_segment(rel2, (ws.root / rel2).read_text()) is True
-        assert first(Searcher(idx.conn).rank("zeppelin")) == (rel2, 1, "S2:1")
+        assert first(Searcher(idx.conn, root=str(ws.root)).rank("zeppelin")) == (rel2, 1, "S2:1")
 
 
 # -- 3. read-only ------------------------------------------------------------------------------
@@ -570,7 +570,7 @@ def test_read_only_open_of_a_read_only_folder_searches_and_writes_nothing(tmp_pa
     try:
         conn = HI.connect(str(folder), readonly=True)
         try:
-            s = Searcher(conn)
+            s = Searcher(conn, root=str(ws.root))
             assert first(s.rank("kayak")) == (rel1, 2, "S1:2")
             assert s.note_lines("leaks dock", 3) == [("notes/boats/kayak.md", 8, "- leaks at the dock (line 2)")]
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -600,7 +600,7 @@ def test_read_only_open_on_a_read_only_bind(tmp_path: Path):
         from horma.core import index as hi
         from horma.core.search import Searcher
         conn = hi.connect({str(folder)!r}, readonly=True)
-        print([(h.path, h.lineno) for h in Searcher(conn).rank("kayak")][:1])
+        print([(h.path, h.lineno) for h in Searcher(conn, root={str(ws.root)!r}).rank("kayak")][:1])
         try:
             conn.execute("INSERT INTO meta VALUES('x', 'y')")
         except sqlite3.OperationalError as exc:
@@ -733,7 +733,8 @@ def test_a_regenerated_page_is_indexed_for_the_lines_that_date_a_unit_and_a_writ
             ("R1:2", "2023-01-01")]
         assert first(s.rank("What happened on 1 January 2023?")) == (rel1, 2, "R1:2")
         assert [h.uid for h in s.rank("What happened on 1 January 2023?") if h.score > 0] == ["R1:2"]
-        assert [h.uid for h in Searcher(s.conn, layers=()).rank("What happened on 1 January 2023?")] == []
+        undated = Searcher(s.conn, layers=(), root=str(ws.root))
+        assert [h.uid for h in undated.rank("What happened on 1 January 2023?")] == []
 
 
 def test_line_citations_need_a_note_with_one_source(ws: Workspace):

@@ -20,34 +20,29 @@ Stdlib only, like all of :mod:`horma.core`: ``hsearch`` runs it in the sandbox, 
 
 from __future__ import annotations
 
-import os
-import sqlite3
+import re
 
 from horma.core import text as ht
 from horma.core.hit import Hit
-from horma.core.layout import read_line
+from horma.core.layout import RawLines
 
 ASKED_OWN = 0.7  # what a match lying wholly in a turn's questions keeps (session 20's ASKED_OWN)
 ASK_TOP = 100  # the best own matches whose text is read: a discount further down changes no context
 PREFIX = 5  # words are compared by their first letters, a stemmer's rough equal ("adopt", "adoption")
 
 
+_SENTENCE = re.compile(r"[^.!?]*([.!?]+)")
+
+
 def sentences(body: str) -> list[tuple[str, bool]]:
     """``body`` split after each run of ".", "!" or "?": (sentence, whether it asks)."""
     out = []
-    start = i = 0
-    n = len(body)
-    while i < n:
-        if body[i] in ".!?":
-            j = i
-            while j < n and body[j] in ".!?":
-                j += 1
-            out.append((body[start:j], "?" in body[i:j]))
-            start = i = j
-        else:
-            i += 1
-    if body[start:].strip():
-        out.append((body[start:], False))
+    end = 0
+    for m in _SENTENCE.finditer(body):
+        out.append((m.group(), "?" in m.group(1)))
+        end = m.end()
+    if body[end:].strip():
+        out.append((body[end:], False))
     return out
 
 
@@ -69,12 +64,6 @@ def question_share(body: str, wanted: set[str]) -> float:
     return asking / words if words else 0.0
 
 
-def workspace_of(conn: sqlite3.Connection) -> str:
-    """The workspace an index lies in (``<root>/.horma/index/<file>``); "" for one in memory."""
-    path = conn.execute("PRAGMA database_list").fetchone()[2] or ""
-    return os.path.dirname(os.path.dirname(os.path.dirname(path))) if path else ""
-
-
 def kept(root: str, hits: list[Hit], query_words: list[str]) -> dict[int, float]:
     """The factor each of ``hits`` (turns that ask, best own match first) keeps of its own match, read from
     the raw lines under ``root``; a line that cannot be read keeps all of it."""
@@ -82,16 +71,12 @@ def kept(root: str, hits: list[Hit], query_words: list[str]) -> dict[int, float]
         return {}
     wanted = {w[:PREFIX] for w in query_words}
     out: dict[int, float] = {}
-    files: dict = {}
-    try:
+    with RawLines(root) as lines:
         for h in sorted(hits[:ASK_TOP], key=lambda h: (h.path, h.offset)):
             try:
-                unit = ht.parse_unit(read_line(root, h.path, h.offset, files))
+                unit = ht.parse_unit(lines.read(h.path, h.offset))
             except OSError:  # forgotten since it was indexed, a link out, not in this view: nothing to discount
                 continue
             if unit is not None:
                 out[h.id] = 1.0 - (1.0 - ASKED_OWN) * question_share(unit[3], wanted)
-    finally:
-        for fh in files.values():
-            fh.close()
     return out

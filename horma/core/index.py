@@ -24,7 +24,7 @@ from horma.core import text as ht
 from horma.core.dates import query_dates, says_when
 from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOKENIZER, IndexError_, connect
 from horma.core.index_vectors import VectorWriter
-from horma.core.layout import MANAGER_KINDS, NOTES_DIR, RAW_DIR, inside, read_line, segment_file
+from horma.core.layout import MANAGER_KINDS, NOTES_DIR, RAW_DIR, RawLines, inside, segment_file
 from horma.core.notes import citations, front_matter, note_kind, search_text
 from horma.core.updates import says_change
 from horma.core.vectors import Encoder, embed_text
@@ -158,17 +158,13 @@ class SearchIndex(VectorWriter):
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg WHERE u.person IS NULL "
             "OR u.asks IS NULL OR u.says_when IS NULL OR u.changes IS NULL ORDER BY u.id").fetchall()
-        files: dict = {}
-        try:
+        with RawLines(root) as lines:
             for rowid, path, offset in missing:
-                unit = ht.parse_unit(read_line(root, path, offset, files))
+                unit = ht.parse_unit(lines.read(path, offset))
                 tokens = ht.words(unit[3]) if unit else []
                 self.conn.execute("UPDATE units SET person=?, asks=?, says_when=?, changes=? WHERE id=?",
                                   (ht.person(tokens) if unit else ht.NO_PERSON,
                                    ht.asks(unit[3]) if unit else 0, says_when(tokens), says_change(tokens), rowid))
-        finally:
-            for fh in files.values():
-                fh.close()
         self.conn.execute("DELETE FROM meta WHERE key=?", (schema.FILL_KEY,))
 
     # -- notes ----------------------------------------------------------------

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Callable
 
 from horma.core import text as ht
-from horma.core.layout import read_line
+from horma.core.layout import RawLines
 from horma.core.vectors import CODEC, CODEC_KEY, EMBED_BATCH, INT8, LINKS_KEY, Encoder, embed_text
 
 
@@ -90,18 +90,14 @@ class VectorWriter:
         missing = self.conn.execute(
             "SELECT u.id, s.path, u.offset FROM units u JOIN segments s ON s.id = u.seg "
             "LEFT JOIN vectors v ON v.unit = u.id WHERE v.unit IS NULL ORDER BY u.id").fetchall()
-        files: dict = {}
-        try:
+        with RawLines(root) as lines:
             for start in range(0, len(missing), EMBED_BATCH):
                 batch = missing[start:start + EMBED_BATCH]
                 texts = []
                 for _, path, offset in batch:
-                    unit = ht.parse_unit(read_line(root, path, offset, files))
+                    unit = ht.parse_unit(lines.read(path, offset))
                     texts.append(embed_text(unit[2], unit[3]) if unit else "")
                 self._put_vectors([b[0] for b in batch], texts)
                 if progress is not None:
                     progress(min(start + EMBED_BATCH, len(missing)), len(missing))
-        finally:
-            for fh in files.values():
-                fh.close()
         return len(missing)

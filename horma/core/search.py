@@ -6,7 +6,7 @@ import math
 import sqlite3
 
 from horma.core import text as ht
-from horma.core.asking import kept, workspace_of
+from horma.core.asking import kept
 from horma.core.dates import asks_when, query_dates, ranges, relative_ranges
 from horma.core.facets import facets, first_of_each
 from horma.core.hit import Hit, distinct
@@ -107,12 +107,13 @@ def _ids(ids) -> str:
 class Searcher:
     """Ranks raw lines for a query; reads only the postings the query's words match."""
 
-    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS, root: str | None = None):
-        """``root``: the workspace whose raw lines a turn that asks is read from (:mod:`horma.core.asking`);
-        by default the one the index lies in (``<root>/.horma/index``)."""
+    def __init__(self, conn: sqlite3.Connection, layers: tuple[str, ...] = DEFAULT_LAYERS, *, root: str):
+        """``root``: the workspace whose raw lines a turn that asks is read from (:mod:`horma.core.asking`).
+        Always the caller's: inside a sandbox the index is mounted apart from the raw lines, and a root guessed
+        from its path would find no line and silently discount nothing."""
         self.conn = conn
         self.layers = layers
-        self.root = root if root is not None else workspace_of(conn)
+        self.root = root
         self._actor_words: dict[str, str] | None = None
         self._assistants: set[str] | None = None
         self._talk_sql: str | None = None

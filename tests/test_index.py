@@ -868,6 +868,20 @@ def test_a_weekday_or_a_holiday_in_a_question_about_the_past_reaches_that_days_t
         assert s.rank("What did we eat at Christmas?") == []  # no date to count from, no word in common
 
 
+def test_last_and_a_month_is_the_latest_one_before_the_day_asked(ws: Workspace):
+    assert query_dates(["since", "last", "september"], "2024-05-10") == [(2023, 9, None)]
+    assert query_dates(["last", "september"], "2024-10-02") == [(2024, 9, None)]
+    assert query_dates(["last", "may"], "2024-05-10") == [(2023, 5, None)]  # this May is not the last one
+    assert query_dates(["last", "september"]) == [(None, 9, None)]  # no date to count from: every September
+    archive(ws, units("S1", ["we planted the apple trees"], day="2022-09-10"), "a")
+    archive(ws, units("S2", ["we planted the tulip bulbs"], day="2023-09-10"), "b")
+    rebuild(ws, full=False)
+    with open_index(ws, readonly=True) as s:
+        asked = [h.uid for h in s.rank("What did we plant last September?", today="2024-05-10") if h.score > 0]
+        assert asked[0] == "S2:1" and "S1:1" not in asked[:1]
+        assert {h.uid for h in s.rank("What did we do last September?", today="2024-05-10")} == {"S2:1"}
+
+
 def test_a_turn_that_asks_keeps_its_match_but_for_the_part_in_its_questions():
     from horma.core.asking import question_share, sentences
 

@@ -24,9 +24,10 @@ def _dayn(w: str) -> int | None:
     return int(w) if w.isdigit() and len(w) <= 2 and 1 <= int(w) <= 31 else None
 
 
-def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
+def query_dates(words: list[str], today: str | None = None) -> list[tuple[int | None, int, int | None]]:
     """(year or None, month, day or None) for each date the words name: "October 24, 2023",
-    "24 Oct 2023", "2023-10-24", "May 2023", "in June"; a bare year is left to the words."""
+    "24 Oct 2023", "2023-10-24", "May 2023", "in June"; a bare year is left to the words. Asked on
+    ``today`` (YYYY-MM-DD), "last September" is the latest September before this month, not every one."""
     out: list[tuple[int | None, int, int | None]] = []
     i = 0
     while i < len(words):
@@ -45,12 +46,20 @@ def query_dates(words: list[str]) -> list[tuple[int | None, int, int | None]]:
             if day is None and _dayn(nxt):
                 day = _dayn(nxt)
                 nxt = words[i + 2] if i + 2 < len(words) else ""
-            year = _year(nxt)
+            year = _year(nxt) or (_last(month, today) if today and i > 0 and words[i - 1] == "last" else None)
             # "may" and "march" are verbs too: only a day, a year or "in May" makes them a date
             if w not in _VERBS or day or year or (i > 0 and words[i - 1] in _BEFORE_MONTH):
                 out.append((year, month, day))
         i += 1
     return out
+
+
+def _last(month: int, today: str) -> int | None:
+    """The year of the latest ``month`` before the month of ``today`` (YYYY-MM-DD): "last September"."""
+    y, m = _year(today[:4]), today[5:7]
+    if y is None or not m.isdigit():
+        return None
+    return y if month < int(m) else y - 1
 
 
 def ranges(dates, years: list[int]) -> list[tuple[str, str]]:

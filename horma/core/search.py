@@ -326,7 +326,7 @@ class Searcher:
         """Units from the days or months the query names (a question about a date leans toward it),
         relative ones ("10 days ago", "last Saturday") counted from ``today``, the question's date."""
         words = ht.words(query)
-        dates = query_dates(words)
+        dates = query_dates(words, today)
         spans = relative_ranges(words, today) if today else []
         if not dates and not spans:
             return set()

@@ -6,6 +6,8 @@
 # horma starts it with no network, a read-only root, tmpfs /tmp, pids/memory/
 # CPU limits, every capability dropped, and the workspace bind-mounted at /ws.
 FROM debian:bookworm-slim
+# What scripts/setup-sandbox.sh prunes once a rebuild has left an image of this file untagged
+LABEL org.horma.sandbox="1"
 
 # The offline base already carries these; a registry base gets them from apt.
 RUN if ! command -v rg >/dev/null || ! command -v python3 >/dev/null || ! command -v gawk >/dev/null \

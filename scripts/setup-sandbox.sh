@@ -78,4 +78,7 @@ fi
 
 log "building $IMAGE from $REPO/Dockerfile"
 docker build -q -t "$IMAGE" "$REPO" >/dev/null
+# A code change rebuilds the image and leaves the one it replaced untagged: remove every such image of this
+# Dockerfile, or each run leaves one more behind (one a container still runs stays until the next run).
+docker image prune -f --filter "label=org.horma.sandbox=1" >/dev/null 2>&1 || true
 log "ready: $IMAGE"

@@ -31,7 +31,11 @@ size it reports:
   summed over the ``record`` calls only; also the rate over the last 10% of the
   turns, which shows whether ingest slows as the archive grows;
 - recall latency p50/p95 (ms, nearest rank) around ``Memory.recall``, after
-  one untimed warm-up recall that opens the retriever's sandbox;
+  one untimed warm-up recall that opens the retriever's sandbox; with
+  ``--rounds N`` (and ``--reuse``) every size is recalled N times, the sizes
+  alternating, the p50 is the median of the rounds' and the largest size's
+  p50 over the smallest's is reported round by round: one run after another
+  moved the 10^3 figure by a quarter on a shared machine;
 - strict evidence recall: an evidence turn counts only if its text is verbatim
   in the context text (as in bench/retrieval.py). A verbatim copy of that turn
   from a later instance counts too, since its text is the same, so
@@ -313,6 +317,8 @@ def make_plan(args: argparse.Namespace) -> dict:
         raise BenchError(f"--questions {args.questions}: must be 0 (all) or more")
     sizes = parse_counts(args.sizes, "--sizes")
     budgets = parse_counts(args.budgets, "--budgets")
+    if args.rounds < 1 or (args.rounds > 1 and not args.reuse):
+        raise BenchError(f"--rounds {args.rounds}: 1, or more with --reuse (a round recalls; it does not ingest)")
     if args.reuse and not args.workdir:
         raise BenchError("--reuse needs --workdir: the folder an earlier run kept its workspaces in")
     if args.workdir:
@@ -347,22 +353,34 @@ def run(args: argparse.Namespace) -> dict:
     keep = bool(args.workdir)
     root = Path(args.workdir) if keep else Path(tempfile.mkdtemp(prefix="horma-scale-"))
     root.mkdir(parents=True, exist_ok=True)
-    results = []
+    rounds: list[list[dict]] = []
     try:
-        for size in plan["sizes"]:
-            results.append(run_size(plan, size, root / f"scale-{size}"))
-            if not keep:
-                shutil.rmtree(root / f"scale-{size}", ignore_errors=True)  # disk: 10^6 turns is large
+        for _ in range(args.rounds):  # the sizes alternate: the machine's load moves each size alike
+            rounds.append([])
+            for size in plan["sizes"]:
+                rounds[-1].append(run_size(plan, size, root / f"scale-{size}"))
+                if not keep:
+                    shutil.rmtree(root / f"scale-{size}", ignore_errors=True)  # disk: 10^6 turns is large
     finally:
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
-    first = plan["convs"][0]
-    for r in results:
+    results = rounds[0]
+    for i, r in enumerate(results):
         if not keep:
             r.pop("workspace")
+        for j, rec in enumerate(r["recall"]):  # each round's p50, and their median
+            rec["p50_ms_rounds"] = [rd[i]["recall"][j]["p50_ms"] for rd in rounds]
+            rec["p50_ms"] = round(statistics.median(rec["p50_ms_rounds"]), 2)
+    ratio = {}
+    if len(results) > 1:  # the largest size's p50 over the smallest's, round by round (issue 19: at most 2x)
+        for j, b in enumerate(plan["budgets"]):
+            each = [rd[-1]["recall"][j]["p50_ms"] / rd[0]["recall"][j]["p50_ms"] for rd in rounds]
+            ratio[str(b)] = {"rounds": [round(x, 2) for x in each], "median": round(statistics.median(each), 2)}
+    first = plan["convs"][0]
     return {"data": str(args.data), "backend": plan["backend"], "conversation": first.sample_id,
             "categories": [2, 4, 5], "questions": len(plan["questions"]), "budgets": plan["budgets"],
-            "horma_version": horma.__version__, "cpus": os.cpu_count(), "sizes": results}
+            "horma_version": horma.__version__, "cpus": os.cpu_count(), "rounds": args.rounds, "sizes": results,
+            "p50_ratio": ratio}
 
 
 # -- output ------------------------------------------------------------------------
@@ -406,6 +424,9 @@ def render(report: dict) -> None:
     row("peak RSS MB self / children",
         lambda r: f"{r['peak_rss_mb']['self']:,.0f} / {r['peak_rss_mb']['children']:,.0f}")
     out.print(table)
+    for b, r in report["p50_ratio"].items():
+        out.print(f"recall p50 @{b}, {sizes[-1]['turns']:,} turns over {sizes[0]['turns']:,}: {r['median']:.2f}x "
+                  f"(median of {len(r['rounds'])} round(s): {', '.join(f'{x:.2f}' for x in r['rounds'])})")
     no_ev = sizes[0]["recall"][0]["no_evidence"] if sizes else 0
     out.print(f"questions without evidence (timed, left out of recall): {no_ev}; "
               f"last date in the largest archive: {sizes[-1]['last_date']}; {report['cpus']} CPUs")
@@ -437,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reuse", action="store_true",
                    help="recall on the workspaces an earlier run kept in --workdir, without ingesting again "
                         "(ingest figures: none)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="with --reuse: recall on every size this many times, the sizes alternating; each p50 is "
+                        "the median of the rounds', and the largest size's over the smallest's is given per round")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     args = p.parse_args(argv)
     try:

@@ -910,6 +910,27 @@ def test_a_turn_that_asks_is_read_only_inside_its_workspace(tmp_path: Path):
     assert kept(str(root), hits, ["fire", "brigade"]) == {2: ASKED_OWN}
 
 
+def test_raw_lines_follow_a_link_only_when_it_stays_in_the_workspace(tmp_path: Path):
+    from horma.core.layout import RawLines
+
+    root = tmp_path / "ws"
+    (root / "raw" / "a").mkdir(parents=True)
+    (root / "raw" / "a" / "units.log").write_text("A:1 | first\nA:2 | second\n")
+    (root / "raw" / "moved").symlink_to(root / "raw" / "a")  # a link that stays inside
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "units.log").write_text("secret\n")
+    (root / "raw" / "out").symlink_to(tmp_path / "out")  # a folder link out of the workspace
+    (root / "raw" / "a" / "leak.log").symlink_to(tmp_path / "out" / "units.log")  # a file link out
+    with RawLines(str(root)) as lines:
+        assert lines.read("raw/a/units.log", 12) == "A:2 | second"
+        assert lines.read("raw/moved/units.log", 0) == "A:1 | first"
+        for bad in ("raw/out/units.log", "raw/a/leak.log", "raw/../../out/units.log", str(tmp_path / "out/units.log")):
+            with pytest.raises(OSError):
+                lines.read(bad, 0)
+        with pytest.raises(FileNotFoundError):
+            lines.read("raw/none/units.log", 0)
+
+
 # A question that echoes the words, a turn that tells and then asks about something else, and filler
 BRIGADE = [(["Wow, you joined the volunteer fire brigade? How has it been so far?", "Tiring, honestly."],
             "2023-05-02", ("Ann", "Bob")),

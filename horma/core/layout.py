@@ -53,9 +53,9 @@ def inside(root: str, path: str, base: str | None = None) -> bool:
 
 
 class RawLines:
-    """Raw lines of one workspace read by their byte offset: each file is opened once, after its path (links
-    followed) is found inside the workspace, whose own real path is found once (a ranking reads a line from
-    each of a hundred segments; resolving the workspace's path again for each cost a third of it)."""
+    """Raw lines of one workspace read by their byte offset, each file opened once and only when its path,
+    links followed, lies inside the workspace (a ranking reads a line from each of about a hundred segments:
+    how that is checked is most of what reading them costs, :meth:`_plain`)."""
 
     def __init__(self, root: str):
         self.root = root

@@ -10,11 +10,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import require_backend
 
 from horma.sandbox import docker as docker_backend
 
-pytestmark = pytest.mark.skipif(not docker_backend.status().available,
-                                reason=f"docker sandbox unavailable: {docker_backend.status().reason}")
+
+@pytest.fixture(autouse=True)
+def _docker() -> None:
+    """Asked when a test runs, once per session, with the reason that decided (not at collection, not twice)."""
+    require_backend("docker")
+
 
 REPO = Path(__file__).resolve().parents[1]
 WORKER = textwrap.dedent("""

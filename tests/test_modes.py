@@ -9,6 +9,11 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -95,3 +100,59 @@ def test_a_stopped_docker_engine_is_one_line_saying_what_to_run(tmp_path, monkey
                          capture_output=True, text=True, timeout=120, env=env, check=False)
     assert got.returncode == 7 and got.stderr.count("\n") == 1, got.stderr  # 7: sandbox (docs/errors.md)
     assert "the docker daemon is not running" in got.stderr and "Traceback" not in got.stderr
+
+
+@contextmanager
+def slow_engine(delay_s: float) -> Iterator[str]:
+    """A loopback docker engine (the Engine API's own JSON) that holds each answer ``delay_s`` seconds."""
+
+    class Engine(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(delay_s)
+            path = self.path.split("?")[0]
+            if path == "/version":
+                body = {"ApiVersion": "1.45", "MinAPIVersion": "1.24", "Version": "26.1.5"}
+            elif path.endswith("/_ping"):
+                body = "OK"
+            elif path.endswith(f"/images/{docker_backend.IMAGE}/json"):
+                body = {"Id": "sha256:" + "0" * 64, "RepoTags": [docker_backend.IMAGE]}
+            else:
+                self.send_error(404)
+                return
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain" if isinstance(body, str) else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Engine)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_busy_engine_that_answers_late_is_still_there(monkeypatch):
+    """A loaded machine's engine answering in seconds is docker being available, not docker missing."""
+    with slow_engine(4.0) as host:
+        monkeypatch.setenv("DOCKER_HOST", host)
+        st = docker_backend.status()
+    assert st.available, st.reason
+
+
+def test_a_hung_engine_is_one_line_saying_it_did_not_answer(monkeypatch):
+    monkeypatch.setattr(docker_backend, "PROBE_TIMEOUT_S", 1)
+    with slow_engine(3.0) as host:
+        monkeypatch.setenv("DOCKER_HOST", host)
+        st = docker_backend.status()
+    assert not st.available
+    assert st.reason == ("the docker engine did not answer within 1 s: it is up but busy or hung; "
+                         "check `docker info`"), st.reason

@@ -48,6 +48,9 @@ LABEL = "horma.sandbox"
 SETUP_CMD = "`sudo bash scripts/setup-sandbox.sh`"  # installs the engine, starts it, builds the image
 SETUP_HINT = f"run {SETUP_CMD}"
 TMPFS_MB = 64
+# How long the availability probe waits for an engine that is up: a refused or missing socket fails at once, so
+# this only bounds a busy engine (a loaded CI machine, a laptop waking up), which must not read as "no docker".
+PROBE_TIMEOUT_S = 20
 MASK_TMPFS = "ro,nosuid,nodev,noexec,size=4k,mode=0000"  # what covers each HIDDEN folder
 # What the docker CLI itself may see of the host environment (it forwards none of it).
 _CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH",
@@ -61,7 +64,7 @@ def status() -> BackendStatus:
         import docker
         from docker.errors import DockerException, ImageNotFound
 
-        client = docker.from_env(timeout=3)
+        client = docker.from_env(timeout=PROBE_TIMEOUT_S)
         try:
             client.ping()
             client.images.get(IMAGE)
@@ -88,6 +91,9 @@ def engine_problem(exc: BaseException) -> str:
                                "No such file or directory")):
         return ("the docker daemon is not running: start it with `sudo systemctl start docker` (without systemd: "
                 f"{SETUP_CMD}; on macOS: open Docker Desktop)")
+    if "timed out" in text or "Timeout" in text:
+        return (f"the docker engine did not answer within {PROBE_TIMEOUT_S} s: it is up but busy or hung; "
+                "check `docker info`")
     first = text.splitlines()[0] if text else type(exc).__name__
     return f"docker engine not reachable ({first[:160]}); {SETUP_HINT}"
 

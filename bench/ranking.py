@@ -30,6 +30,8 @@ Examples:
       --flat bm25,dense,hybrid   (the held-out chats: check a change there, never choose one by it)
   python bench/ranking.py locomo bench/data/assistant_chats.json --categories 11,12,13,14,15,16 --per-turn \
       --workdir /tmp/chats-per-turn   (recorded a message at a time, as horma add or an MCP client does)
+  python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --dump /tmp/new.json; cmp /tmp/old.json \
+      /tmp/new.json   (a change meant to leave every ranking as it was: the best 60 of each question, scores exact)
 """
 
 from __future__ import annotations
@@ -162,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="build each workspace a record a turn (a client recording each message as it comes); "
                         "give it a --workdir of its own")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--dump", default="", metavar="FILE",
+                   help="write each question's 60 best turns with their exact scores, and the ranking's length, "
+                        "as JSON: two versions' files are equal when no ranking changed")
     args = p.parse_args(argv)
     for item in args.set:
         name, _, value = item.partition("=")
@@ -178,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.workdir or Path.home() / ".cache" / "horma-bench" / Path(args.data).stem)
     tasks = plan(args.kind, args.data, cats, args.per_type)
     recall: dict = defaultdict(list)
+    dumped: dict[str, list] = {}
     tokens: dict = defaultdict(list)
     share: dict = defaultdict(list)
     t_build = time.perf_counter()
@@ -196,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
             for q in qs:
                 near = nearest(folder, q["q"]) if args.semantic == "on" else None
                 ranked = searcher.rank(q["q"], near, q["asked"][:10] if q["asked"] else None, sessions=args.fill)
+                if args.dump:
+                    dumped[f"{name}/{len(dumped)}"] = [[h.uid, h.score.hex()] for h in ranked[:60]] + [len(ranked)]
                 ev = set(q["ev"])
                 for b in budgets:
                     chosen, used, ev_tokens = fill(ranked, b, ev, args.cut, args.fill, work / name)
@@ -225,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                     tokens[f"flat {method}", b].append(fc.tokens)
                     share[f"flat {method}", b].append(
                         sum(costs[u] for u in fc.refs if u in ev) / fc.tokens if fc.tokens else 0.0)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(dumped, indent=0))
     methods = list(dict.fromkeys(k[0] for k in recall))
     categories = sorted({k[2] for k in recall if k[2] != "all"})
     rows = []

@@ -41,6 +41,9 @@ size it reports:
   from a later instance counts too, since its text is the same, so
   "original-id recall" is shown beside it: the share of the evidence ids (the
   original, unprefixed ones) among the context's source refs;
+- where a recall's time goes, in this process (no sandbox, no fresh ``hsearch``): the p50 of the
+  nearest-vector search and of ``Searcher.rank`` as ``hsearch --budget`` calls it, each question's the
+  fastest of three, asked on today's date as a recall is; the parts that grow with the archive;
 - disk: bytes of ``<ws>/.horma/index/``, its ratio to the raw archive
   (``<ws>/raw/``), and the bytes of ``<ws>/notes/``;
 - peak RSS (MB) from ``resource.getrusage``: this process and its terminated
@@ -77,6 +80,9 @@ from rich.table import Table
 import horma
 from horma import Unit
 from horma.bench.locomo import Conversation, Session, load_locomo, questions
+from horma.core import index as hi
+from horma.core import search
+from horma.vectors import nearest
 
 console = Console(stderr=True)
 
@@ -224,6 +230,7 @@ def measure(plan: dict, size: int, ws_path: Path) -> dict:
                         r["strict"].append(strict_hits(first, qa.evidence, text) / len(qa.evidence))
                         r["ids"].append(sum(1 for e in qa.evidence if e in refs) / len(qa.evidence))
                     progress.advance(task)
+        parts = time_parts(ws_path, [qa.question for qa in qs])
     finally:
         mem.close()
 
@@ -249,13 +256,41 @@ def measure(plan: dict, size: int, ws_path: Path) -> dict:
                    "units_per_s": round(turns / ingest_s, 1) if ingest_s else None,
                    "tokens_per_s": round(text_tokens / ingest_s, 1) if ingest_s else None,
                    "tail_units_per_s": round(tail_turns / tail_s, 1) if tail_s else None},
-        "recall": recall,
+        "recall": recall, "parts": parts,
         "index_bytes": index_bytes, "raw_bytes": raw_bytes,
         "index_to_raw": round(index_bytes / raw_bytes, 3) if raw_bytes else None,
         "notes_bytes": tree_bytes(ws_path / "notes"),
         "peak_rss_mb": {"self": round(kb_self / 1024, 1), "children": round(kb_children / 1024, 1)},
         "workspace": str(ws_path),
     }
+
+
+PART_REPEAT = 3
+
+
+def time_parts(ws_path: Path, asked: list[str]) -> dict[str, float | None]:
+    """p50 ms of the two parts of a recall that grow with the archive, in this process: the nearest-vector
+    search and the ranking (``sessions=False``, today's date: as ``hsearch --budget`` runs it for a recall)."""
+    folder = str(ws_path / ".horma" / "index")
+    today = dt.date.today().isoformat()
+    conn = hi.connect(folder, readonly=True)
+    try:
+        searcher = search.Searcher(conn, root=str(ws_path))
+        near_ms, rank_ms = [], []
+        for q in asked:  # each the fastest of PART_REPEAT: a few ms apart show through a shared machine's load
+            near_s, rank_s = [], []
+            for _ in range(PART_REPEAT):
+                t0 = time.perf_counter()
+                near = nearest(folder, q)
+                t1 = time.perf_counter()
+                searcher.rank(q, near, today, sessions=False)
+                near_s.append(t1 - t0)
+                rank_s.append(time.perf_counter() - t1)
+            near_ms.append(min(near_s) * 1000)
+            rank_ms.append(min(rank_s) * 1000)
+    finally:
+        conn.close()
+    return {"nearest_p50_ms": percentile(sorted(near_ms), 0.5), "rank_p50_ms": percentile(sorted(rank_ms), 0.5)}
 
 
 def _child(conn, plan: dict, size: int, ws_path: Path) -> None:
@@ -371,6 +406,9 @@ def run(args: argparse.Namespace) -> dict:
         for j, rec in enumerate(r["recall"]):  # each round's p50, and their median
             rec["p50_ms_rounds"] = [rd[i]["recall"][j]["p50_ms"] for rd in rounds]
             rec["p50_ms"] = round(statistics.median(rec["p50_ms_rounds"]), 2)
+        for key in list(r["parts"]):
+            r["parts"][key + "_rounds"] = [rd[i]["parts"][key] for rd in rounds]
+            r["parts"][key] = round(statistics.median(r["parts"][key + "_rounds"]), 2)
     ratio = {}
     if len(results) > 1:  # the largest size's p50 over the smallest's, round by round (issue 19: at most 2x)
         for j, b in enumerate(plan["budgets"]):
@@ -416,6 +454,9 @@ def render(report: dict) -> None:
         row(f"strict recall @{b}", lambda r, i=i: fmt(r["recall"][i]["strict_recall"], ".3f"))
         row(f"original-id recall @{b}", lambda r, i=i: fmt(r["recall"][i]["original_id_recall"], ".3f"))
         row(f"mean tokens @{b}", lambda r, i=i: fmt(r["recall"][i]["mean_tokens"], ",.0f"))
+    table.add_section()
+    row("in-process nearest p50 ms", lambda r: fmt(r["parts"]["nearest_p50_ms"], ",.1f"))
+    row("in-process ranking p50 ms", lambda r: fmt(r["parts"]["rank_p50_ms"], ",.1f"))
     table.add_section()
     row("index size", lambda r: _mb(r["index_bytes"]))
     row("raw text", lambda r: _mb(r["raw_bytes"]))

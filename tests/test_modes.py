@@ -1,5 +1,5 @@
-"""A workspace any creator makes is readable by the sandbox user; a stopped engine or an old 0700
-workspace is one line saying what to run."""
+"""A workspace any creator makes is readable by the sandbox user; a stopped or hung engine or an old 0700
+workspace is one line saying what to run, and a busy engine is still there."""
 
 from __future__ import annotations
 

@@ -48,9 +48,10 @@ LABEL = "horma.sandbox"
 SETUP_CMD = "`sudo bash scripts/setup-sandbox.sh`"  # installs the engine, starts it, builds the image
 SETUP_HINT = f"run {SETUP_CMD}"
 TMPFS_MB = 64
-# How long the availability probe waits for an engine that is up: a refused or missing socket fails at once, so
-# this only bounds a busy engine (a loaded CI machine, a laptop waking up), which must not read as "no docker".
-PROBE_TIMEOUT_S = 20
+# How long the availability probe waits for each answer of an engine that is up: a refused or missing socket fails
+# at once, so this bounds a busy engine (a loaded CI machine, a laptop waking up), which must not read as "no
+# docker" (3 s did, in CI), and a hung one, which `auto` then passes over for bwrap after this long.
+PROBE_TIMEOUT_S = 10
 MASK_TMPFS = "ro,nosuid,nodev,noexec,size=4k,mode=0000"  # what covers each HIDDEN folder
 # What the docker CLI itself may see of the host environment (it forwards none of it).
 _CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH",

@@ -15,7 +15,7 @@ from horma.mcp_tools import search_command
 from horma.mcp_workspaces import Served
 from horma.sandbox import Sandbox
 from horma.sandbox.views import index_dir
-from horma.vectors import format_near, nearest
+from horma.vectors import format_near, meaning
 from horma.workspace import WorkspaceError
 
 READ_MAX_LINES = 2000
@@ -35,8 +35,8 @@ def do_search(served: Served, query: str, n: int) -> str:
     if not query.strip():
         raise WorkspaceError("the query is empty")
     query = " ".join(query.split())
-    near = nearest(str(index_dir(served.memory.workspace.root)), query)  # meaning, embedded here on the host
-    near_arg = f"--near {format_near(near)} " if near else ""
+    near = meaning(str(index_dir(served.memory.workspace.root)), query)  # embedded here on the host
+    near_arg = f"--near {format_near(near.units, near.lines)} " if near.units or near.lines else ""
     timeout = served.options.settings.mcp.run_timeout
     out, code = _box_output(served.client_box, search_command(query, n, near_arg), timeout)
     if code == 1:  # like grep: nothing matched

@@ -5,7 +5,8 @@ LLM retriever types ``hsearch`` itself, inside the sandbox, where there is no
 model. Each sandbox gets its own socket bind-mounted at
 :data:`horma.sandbox.views.SANDBOX_NEAR_SOCKET` (a Unix socket crosses docker's
 ``--network none`` and bubblewrap's network namespace); ``hsearch`` writes the
-query and reads back ``ID:SIM,...``, the list ``--near`` takes. A socket
+query and reads back ``ID:SIM,...`` (and ``nID:SIM`` for the lines of notes someone
+wrote), the list ``--near`` takes. A socket
 serves only the workspace of the sandbox it belongs to and closes with it;
 the model loads on the first question, not when the sandbox opens.
 
@@ -144,10 +145,11 @@ class NearService:
         if not query:
             return "error: empty query"
         from horma.embed import EmbedError
-        from horma.vectors import format_near, nearest
+        from horma.vectors import format_near, meaning
 
         try:
-            return format_near(nearest(self.index_folder, query))
+            near = meaning(self.index_folder, query)
+            return format_near(near.units, near.lines)
         except EmbedError as exc:
             return f"error: {exc}"
         except Exception as exc:  # an unreadable index or the like: the caller falls back to words, and says so

@@ -25,6 +25,7 @@ from horma.embed import Embedder, default_embedder
 from horma.vector_codec import CODECS, decode
 
 NEAR_K = 64  # neighbours handed to hsearch: more than a 1000-token context holds
+NEAR_LINES = 8  # note lines handed to it: hsearch --own keeps those near enough (horma.core.search.OWN_SIM)
 
 
 @dataclass
@@ -36,6 +37,18 @@ class Table:
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     m: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # unit-length rows
     counter: bytes = b""  # the file's change counter when the rows were read (:func:`_change_counter`)
+    # the lines of notes someone wrote (note_lines.q), read whole at each change: a few hundred, not 10^5
+    line_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    lines: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+
+
+@dataclass
+class Near:
+    """What lies nearest a query in meaning: units (index row ids) and lines of notes someone wrote (note line
+    row ids), each with its cosine similarity, best first: ``hsearch --near`` takes both."""
+
+    units: dict[int, float] = field(default_factory=dict)
+    lines: dict[int, float] = field(default_factory=dict)
 
 
 _tables: dict[str, Table] = {}
@@ -83,6 +96,7 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
                     m = decode([r[1] for r in rows], codec)
                     t.ids = np.concatenate([t.ids, ids])
                     t.m = m if not len(t.m) else np.concatenate([t.m, m])
+            t.line_ids, t.lines = _own_lines(conn, codec)
             t.counter = counter
             _tables[folder] = t
             while len(_tables) > 1 and sum(len(x.ids) for x in _tables.values()) > _MAX_ROWS:
@@ -91,6 +105,16 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
     finally:
         if conn.in_transaction:
             conn.execute("COMMIT")
+
+
+def _own_lines(conn: sqlite3.Connection, codec: str) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors of the lines of notes someone wrote (none in an index from before version 15)."""
+    try:
+        rows = conn.execute("SELECT id, q FROM note_lines WHERE q IS NOT NULL ORDER BY id").fetchall()
+    except sqlite3.OperationalError:
+        rows = []
+    return (np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+            decode([r[1] for r in rows], codec) if rows else np.zeros((0, 0), dtype=np.float32))
 
 
 def _change_counter(folder: str) -> bytes:
@@ -104,30 +128,43 @@ def _change_counter(folder: str) -> bytes:
         return b""
 
 
-def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> dict[int, float]:
-    """The ``k`` units (index row ids) most similar to ``query``, with their cosine similarity.
+def meaning(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> Near:
+    """The ``k`` units (index row ids) most similar to ``query``, and the :data:`NEAR_LINES` most similar
+    lines of notes someone wrote, with their cosine similarity; the query is embedded once for both.
 
     Empty when the index holds no vectors, or holds another model's or a code this horma cannot read
     (``horma index`` re-embeds them).
     """
     if not os.path.isfile(os.path.join(folder, hi.DB_NAME)):
-        return {}
+        return Near()
     embedder = embedder or default_embedder()
     conn = hi.connect(folder, readonly=True)
     try:
         try:
             t = loaded(folder, conn)
         except sqlite3.OperationalError:  # an index from before vectors: nothing to add
-            return {}
+            return Near()
     finally:
         conn.close()
-    if not len(t.ids) or t.model != embedder.model_id:
+    if not (len(t.ids) or len(t.line_ids)) or t.model != embedder.model_id:
+        return Near()
+    q = embedder.embed([query])[0]
+    return Near(_best(t.ids, t.m, q, k), _best(t.line_ids, t.lines, q, NEAR_LINES))
+
+
+def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> dict[int, float]:
+    """The ``k`` units (index row ids) most similar to ``query``, with their cosine similarity (:func:`meaning`)."""
+    return meaning(folder, query, k, embedder).units
+
+
+def _best(ids: np.ndarray, m: np.ndarray, q: np.ndarray, k: int) -> dict[int, float]:
+    if not len(ids):
         return {}
-    sims = t.m @ embedder.embed([query])[0]
+    sims = m @ q
     k = min(k, len(sims))
     top = np.argpartition(-sims, k - 1)[:k]
     top = top[np.argsort(-sims[top])]
-    return {int(t.ids[i]): round(float(sims[i]), 4) for i in top}
+    return {int(ids[i]): round(float(sims[i]), 4) for i in top}
 
 
 def nearest_lines(folder: str, query: str, k: int) -> list[tuple[str, int, float]]:
@@ -145,6 +182,7 @@ def nearest_lines(folder: str, query: str, k: int) -> list[tuple[str, int, float
     return [(*where[i], s) for i, s in near.items() if i in where]
 
 
-def format_near(near: dict[int, float]) -> str:
-    """``near`` as hsearch's ``--near`` argument: ``rowid:similarity`` pairs, best first."""
-    return ",".join(f"{i}:{s:.3f}" for i, s in near.items())
+def format_near(near: dict[int, float], lines: dict[int, float] | None = None) -> str:
+    """``near`` (units) and ``lines`` (note lines) as hsearch's ``--near`` argument: ``rowid:similarity``
+    pairs, best first, a note line's row id after an ``n``."""
+    return ",".join([f"{i}:{s:.3f}" for i, s in near.items()] + [f"n{i}:{s:.3f}" for i, s in (lines or {}).items()])

@@ -1247,7 +1247,7 @@ def test_an_index_of_version_13_keeps_of_a_regenerated_page_only_the_lines_that_
         pass
     conn = sqlite3.connect(db)
     try:
-        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone() == ("14",)
+        assert conn.execute("SELECT value FROM meta WHERE key='version'").fetchone() == (HI.SCHEMA_VERSION,)
         assert conn.execute("SELECT count(*) FROM note_text WHERE note_text MATCH 'advice OR dana'").fetchone() == (0,)
         assert [p for (p,) in conn.execute("SELECT path FROM notes ORDER BY path")] == [
             "notes/homes/duplex.md", "notes/sessions/move.md"]

@@ -216,6 +216,26 @@ def test_async_twin(tmp_path: Path) -> None:
     assert raw_digest(ws.root) == raw
 
 
+def test_a_preference_the_agent_wrote_is_recalled_when_asked_in_other_words(tmp_path: Path) -> None:
+    """The memory tool writes the agent's note; a later recall that shares no word with its line finds it by
+    meaning (the line's vector is written when the tool's change is indexed)."""
+    ws = make_workspace(tmp_path / "ws")
+    memory = Memory(ws, sandbox="local")
+    script = [
+        turn("", mem(command="create", path="/memories/preferences.md",
+                     file_text="# Preferences\n- Allergic to peanuts and cashews: carries an EpiPen\n"
+                               "- Sings alto in the community choir\n")),
+        turn("", call("recall", query="What snacks are dangerous for me?", budget=300)),
+        say("done"),
+    ]
+    with LoopbackServer("anthropic", script) as srv:
+        run_tools(srv, [HormaMemoryTool(ws), recall_tool(memory, budget=300)])
+    memory.close()
+    recalled = json.loads(results(srv, 2)[0][1])
+    assert recalled["items"][0]["path"] == "/memories/preferences.md", recalled  # as the agent names it
+    assert "peanuts" in recalled["context"] and "alto" not in recalled["context"]
+
+
 def test_example_runs_against_a_base_url(tmp_path: Path) -> None:
     script = [
         turn("Let me check.", mem(command="view", path="/memories")),

@@ -23,7 +23,7 @@ from horma.core import talks
 from horma.core import text as ht
 from horma.core.text import count_tokens
 from horma.sandbox.views import index_dir
-from horma.vectors import format_near, nearest
+from horma.vectors import format_near, meaning
 from horma.workspace import NOTES_DIR, RAW_DIR, WorkspaceError, parse_raw_line
 
 HEADER_COST = 5  # tokens of the "[8 May 2023]" header a context shows once a day of a session
@@ -150,7 +150,7 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
     filling the budget: fewer tokens and a higher Jaccard for some recall.
     ``page_chars`` caps each hsearch page (smaller pages: more calls, shorter
     observations, e.g. for transcripts that must fit a small model's context).
-    ``semantic`` hands hsearch the units nearest the query in embedding space (embedded here, on
+    ``semantic`` hands hsearch the units and own note lines nearest the query in embedding space (embedded here, on
     the host: the model does not run in the sandbox); off, the ranking is lexical (for ablations).
     """
     seen: set[tuple[str, int]] = set()
@@ -161,9 +161,9 @@ def navigate(sandbox, context: Context, trajectory, layers: Sequence[str] | None
     if context.asked:
         route += f"--today {shlex.quote(context.asked[:10])} "
     if semantic:
-        near = nearest(str(index_dir(context.workspace.root)), context.query)
-        if near:
-            route += f"--near {format_near(near)} "
+        near = meaning(str(index_dir(context.workspace.root)), context.query)
+        if near.units or near.lines:
+            route += f"--near {format_near(near.units, near.lines)} "
     for _ in range(MAX_PAGES):
         if context.room < MIN_ROOM:
             break

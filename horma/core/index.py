@@ -26,6 +26,7 @@ from horma.core.index_schema import DB_NAME, ENV, PAGE_SIZE, SCHEMA_VERSION, TOK
 from horma.core.index_vectors import VectorWriter
 from horma.core.layout import MANAGER_KINDS, NOTES_DIR, RAW_DIR, RawLines, inside, segment_file
 from horma.core.notes import citations, front_matter, note_kind, search_text
+from horma.core.own_notes import has_meaning
 from horma.core.updates import says_change
 from horma.core.vectors import Encoder, embed_text
 
@@ -195,6 +196,7 @@ class SearchIndex(VectorWriter):
                 self.conn.execute("UPDATE notes SET title=?, kind=? WHERE id=?", (title, kind, note_id))
         single = sources[0] if len(sources) == 1 else None
         moved = []
+        added: list[tuple[int, str]] = []  # (row id, text) of the new lines of a note someone wrote
         for n in range(body_start, len(lines)):
             t = lines[n]
             line = t.strip()
@@ -222,6 +224,8 @@ class SearchIndex(VectorWriter):
                                     (note_id, n + 1, t)).lastrowid
             self.conn.execute("INSERT INTO note_text(rowid, title, body) VALUES(?,?,?)", (lid, title, search_text(t)))
             self._written.add("note_text")
+            if not regenerated and has_meaning(t):
+                added.append((int(lid or 0), t))
             self.conn.executemany("INSERT OR IGNORE INTO cites(line, unit) VALUES(?,?)", [(lid, u) for u, _ in cited])
             self.conn.executemany("INSERT OR IGNORE INTO unit_dates(line, unit, day) VALUES(?,?,?)",
                                   [(lid, u, day) for u, day in dated])
@@ -230,6 +234,8 @@ class SearchIndex(VectorWriter):
                 self._drop_line(lid, title, t)
         if moved:
             self.conn.executemany("UPDATE note_lines SET lineno=? WHERE id=?", moved)
+        if added and self.encoder is not None and self._vectors_current():
+            self._put_line_vectors(added)
         if note_id is not None and not self.conn.execute("SELECT 1 FROM note_lines WHERE note=? LIMIT 1",
                                                          (note_id,)).fetchone():
             self.conn.execute("DELETE FROM notes WHERE id=?", (note_id,))

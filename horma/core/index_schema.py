@@ -20,7 +20,9 @@ a sandbox, ``<workspace>/.horma/index`` on the host):
   date a unit they cite (``unit_dates``); ``note_text`` indexes them, without
   their citations, with their note's title. Note lines keep their text
   because a contentless FTS5 row can only be deleted with the values it was
-  built from.
+  built from. A line of a note someone wrote also keeps its sentence vector
+  (``q``, the vectors' code; NULL until the host embeds it): such a line is
+  found by meaning too (``hsearch --own``).
 - ``vectors``: one sentence vector per unit, 4 bits a dimension, ``scale`` 0 (the codec named
   in ``meta`` as ``vector_codec``; an index without it holds the int8 code of
   versions 4-7, which the host's next write re-codes: ``horma.vector_codec``);
@@ -54,12 +56,13 @@ DB_NAME = "search.db"
 # without their citations (horma.core.notes.search_text), vectors without their step (scale 0);
 # 13: units.changes (a turn that says something changed: horma.core.updates.says_change); 14: of a page
 # the manager regenerates, only the lines that date a unit (horma.core.index.SearchIndex.put_note), and
-# no years table (horma.core.search.Searcher._years reads them off the time index)
-SCHEMA_VERSION = "14"
+# no years table (horma.core.search.Searcher._years reads them off the time index); 15: note_lines.q, the
+# vector of a line of a note someone wrote (horma.core.index_vectors: found by meaning, hsearch --own)
+SCHEMA_VERSION = "15"
 # Versions a write open brings up to date in place (:func:`_upgrade`): new tables start empty and ``sync``
 # fills them; the rows of the old ones are kept (a vector is never embedded twice; 8's 4-bit code is made
 # from an older index's int8 rows by the host's next write, which has numpy: a sandbox's hindex has not).
-_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13")}
+_UPGRADES = {v: SCHEMA_VERSION for v in ("3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14")}
 ENV = INDEX_ENV
 FILL_KEY = "fill_flags"  # in meta while units indexed before a column came have it NULL
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -99,7 +102,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS unit_text USING fts5(body, content='', tokeni
 CREATE TABLE IF NOT EXISTS notes(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
                                  title TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS note_lines(id INTEGER PRIMARY KEY, note INTEGER NOT NULL, lineno INTEGER NOT NULL,
-                                      text TEXT NOT NULL);
+                                      text TEXT NOT NULL, q BLOB);
 CREATE INDEX IF NOT EXISTS note_lines_by_note ON note_lines(note);
 CREATE TABLE IF NOT EXISTS cites(line INTEGER NOT NULL, unit INTEGER NOT NULL, PRIMARY KEY(line, unit)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS unit_dates(day TEXT NOT NULL, unit INTEGER NOT NULL, line INTEGER NOT NULL,
@@ -182,7 +185,8 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
     again without their citations (here, from ``note_lines``) and zeroes the vectors' steps, and the file
     is compacted after it; 13 added ``units.changes`` (the next sync fills it, and the host's next write
     links every unit again: ``horma.core.vectors.RULE``); 14 keeps, of the pages the manager regenerates,
-    only the lines that date a unit (here; the file is compacted after it).
+    only the lines that date a unit (here; the file is compacted after it); 15 added ``note_lines.q`` (the
+    host's next write embeds the lines of notes someone wrote; nothing to compact).
     Version 6 moved each unit's person into ``units``, keyed ``meta``, ``cites`` and ``unit_dates`` without
     a rowid, and pages of :data:`PAGE_SIZE`: the tables are copied over in one transaction and the file is
     rewritten (VACUUM) after it. Each step checks the table it changes, so a version
@@ -235,12 +239,15 @@ def _upgrade(conn: sqlite3.Connection, version: str) -> None:
                 drop_note_line(conn, lid, title, text)
             conn.execute("DELETE FROM notes WHERE id NOT IN (SELECT note FROM note_lines)")
         conn.execute("DROP TABLE IF EXISTS years")  # 14: the time index steps through the years
+        lines = _table_sql(conn, "note_lines")
+        if lines and " q BLOB" not in lines:  # 15: filled by the host's next write (embed_missing)
+            conn.execute("ALTER TABLE note_lines ADD COLUMN q BLOB")
         conn.execute("UPDATE meta SET value=? WHERE key='version'", (SCHEMA_VERSION,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    if version not in ("7", "8", "9", "10"):
+    if version not in ("7", "8", "9", "10", "14"):
         compact(conn)
 
 

@@ -13,7 +13,9 @@ import sqlite3
 from collections.abc import Callable
 
 from horma.core import text as ht
-from horma.core.layout import RawLines
+from horma.core.layout import MANAGER_KINDS, RawLines
+from horma.core.notes import search_text
+from horma.core.own_notes import has_meaning
 from horma.core.vectors import CODEC, CODEC_KEY, EMBED_BATCH, INT8, LINKS_KEY, Encoder, embed_text
 
 
@@ -77,13 +79,26 @@ class VectorWriter:
                                   list(zip(rowids[start:start + EMBED_BATCH], coded, strict=True)))
             self.embedded += len(coded)
 
+    def _put_line_vectors(self, lines: list[tuple[int, str]]) -> None:
+        """Vectors for lines (row id, text) of notes someone wrote: such a line is found by meaning as well as
+        by its words ("What should you leave out of a stir-fry for me?" finds "- Allergic to peanuts").
+        The manager's regenerated pages get none: their lines point back at raw units, which have theirs."""
+        assert self.encoder is not None
+        for start in range(0, len(lines), EMBED_BATCH):
+            batch = lines[start:start + EMBED_BATCH]
+            coded = self.encoder.quantize([search_text(t) for _, t in batch])
+            self.conn.executemany("UPDATE note_lines SET q=? WHERE id=?",
+                                  [(q, lid) for (lid, _), q in zip(batch, coded, strict=True)])
+
     def embed_missing(self, root: str, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed every indexed unit that has no vector of the encoder's model (after a model change, a
-        sandbox's ``hindex`` or an index from before vectors); returns how many were embedded."""
+        sandbox's ``hindex`` or an index from before vectors), and every line of a note someone wrote that
+        has none; returns how many units were embedded."""
         if self.encoder is None:
             return 0
         if not self._vectors_current():
             self.conn.execute("DELETE FROM vectors")
+            self.conn.execute("UPDATE note_lines SET q=NULL WHERE q IS NOT NULL")
             self._unlink_all()  # another model's likeness: linked again after the commit
             self.conn.execute("UPDATE meta SET value=? WHERE key='embed_model'", (self.encoder.model_id,))
             self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, CODEC))
@@ -100,4 +115,8 @@ class VectorWriter:
                 self._put_vectors([b[0] for b in batch], texts)
                 if progress is not None:
                     progress(min(start + EMBED_BATCH, len(missing)), len(missing))
+        kinds = ",".join("?" * len(MANAGER_KINDS))
+        self._put_line_vectors([(lid, t) for lid, t in self.conn.execute(
+            "SELECT l.id, l.text FROM note_lines l JOIN notes n ON n.id = l.note "
+            f"WHERE l.q IS NULL AND n.kind NOT IN ({kinds}) ORDER BY l.id", sorted(MANAGER_KINDS)) if has_meaning(t)])
         return len(missing)

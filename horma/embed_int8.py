@@ -53,16 +53,19 @@ _A_FLOAT, _A_INT, _A_INTS = 1, 2, 7  # AttributeProto.AttributeType
 
 
 def onnx_classes() -> tuple[Any, Any, Any]:
-    """(Model, Node, Tensor): the few fields of ONNX's protobuf messages the rewrite touches."""
+    """(Model, Node, Tensor): the few fields of ONNX's protobuf messages the rewrite touches, and those a
+    one-node graph needs (``horma.int8_dot``)."""
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
     f = descriptor_pb2.FieldDescriptorProto
     one, many = f.LABEL_OPTIONAL, f.LABEL_REPEATED
     proto = descriptor_pb2.FileDescriptorProto(name="horma_onnx_subset.proto", package="h", syntax="proto2")
     for name, fields in {
-        "Model": [("graph", 7, f.TYPE_MESSAGE, one, "Graph"), ("opset_import", 8, f.TYPE_MESSAGE, many, "Opset")],
+        "Model": [("ir_version", 1, f.TYPE_INT64, one, ""), ("graph", 7, f.TYPE_MESSAGE, one, "Graph"),
+                  ("opset_import", 8, f.TYPE_MESSAGE, many, "Opset")],
         "Opset": [("domain", 1, f.TYPE_STRING, one, ""), ("version", 2, f.TYPE_INT64, one, "")],
-        "Graph": [("node", 1, f.TYPE_MESSAGE, many, "Node"), ("initializer", 5, f.TYPE_MESSAGE, many, "Tensor"),
+        "Graph": [("node", 1, f.TYPE_MESSAGE, many, "Node"), ("name", 2, f.TYPE_STRING, one, ""),
+                  ("initializer", 5, f.TYPE_MESSAGE, many, "Tensor"), ("input", 11, f.TYPE_MESSAGE, many, "Value"),
                   ("output", 12, f.TYPE_MESSAGE, many, "Value")],
         "Value": [("name", 1, f.TYPE_STRING, one, ""), ("type", 2, f.TYPE_MESSAGE, one, "Type")],
         "Type": [("tensor_type", 1, f.TYPE_MESSAGE, one, "TensorType")],

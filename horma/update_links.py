@@ -34,12 +34,11 @@ import os
 import sqlite3
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from horma.core import text as ht
 from horma.core.talks import talk_column
 from horma.core.vectors import LINKS_KEY, RULE, RULE_KEY
-from horma.vectors import loaded
+from horma.vectors import alike, loaded
 
 # Measured on the dev sets (docs/benchmarks.md, session 14): 0.6 moved only updates on every set;
 # 0.55 and 0.5 also linked a later remark on the same subject ("the e-Niro did the trip to the Lakes")
@@ -61,10 +60,10 @@ NEIGHBOURS = 16
 # each message as it comes makes a segment of each, and linking those linked a conversation's later turns
 # to its earlier ones (recorded a message at a time, the assistant chats lost 0.01 at 150 tokens, current
 # values 0.74 -> 0.68; LongMemEval's haystacks got five times the links: docs/benchmarks.md, session 15).
-# The products run on one BLAS thread: OpenBLAS's idle threads spin on the cores for a while after each
-# product, and the embedding model, which runs next, lost a fifth of its speed to them (bench/embed_speed.py,
-# ingest 179 -> 144 units/s, back to 176 on one thread).
-_BLAS = ThreadpoolController()
+# The products are exact integer ones on onnxruntime's threads, which do not spin between products
+# (horma.vectors.alike), not BLAS's: OpenBLAS's idle threads spun on the cores after each product, and
+# the embedding model, which runs next, lost a fifth of its speed to them (bench/embed_speed.py, ingest 179
+# -> 144 units/s; session 14).
 # Linking a whole archive anew (an index of an earlier rule, its first host write) takes minutes at 10^5
 # units (docs/benchmarks.md, session 19): past this many units the wait is announced, not silent, and each
 # tenth of it reported (on the log: the link step runs inside whichever command wrote, with no bar of its own).
@@ -93,18 +92,14 @@ def link_pending(conn: sqlite3.Connection) -> int:
     announce = anew and len(fresh) >= ANNOUNCE_AT
     if announce:
         _logger.warning("%s: linking %d units to their later updates by this version's rule (once; about "
-                        "2.5 ms a unit)", folder, len(fresh))
+                        "1 ms a unit at 10^5 units)", folder, len(fresh))
     report = len(fresh) // 10  # announced: a line each tenth, so a wait of minutes shows it moves
     pairs: dict[tuple[int, int], float] = {}  # (new unit, neighbour) -> their likeness
     k = min(NEIGHBOURS + 1, len(table.ids))  # with the unit itself
     for start in range(0, len(fresh), CHUNK):
         rows = fresh[start:start + CHUNK]
-        with _BLAS.limit(limits=1, user_api="blas"):
-            sims = table.m[rows] @ table.m.T
-        nearest = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        taken = np.take_along_axis(sims, nearest, axis=1)
-        for i, j in zip(*np.nonzero(taken >= CHANGE_SIM), strict=True):
-            pairs[int(table.ids[rows[i]]), int(table.ids[nearest[i, j]])] = float(taken[i, j])
+        for i, j, sim in zip(*alike(table, rows, CHANGE_SIM, k), strict=True):
+            pairs[int(table.ids[rows[i]]), int(table.ids[j])] = float(sim)
         compared = start + len(rows)
         if announce and report <= compared < len(fresh):
             _logger.warning("%s: compared %d of %d units (%d%%)", folder, compared, len(fresh),

@@ -51,24 +51,36 @@ def encode(v: np.ndarray) -> list[bytes]:
 
 
 def decode(blobs: Sequence[bytes], codec: str) -> np.ndarray:
-    """Unit-length float32 rows from the stored codes of either codec (``CODEC``, or ``INT8`` of older indexes).
+    """Unit-length float32 rows from the stored codes of either codec (``CODEC``, or ``INT8`` of older indexes)."""
+    return normalized(unpack(blobs, codec))
 
-    Rows are renormalized: clipping and rounding move a row's length, and the reader takes a dot product
-    with the query as its cosine. A row's step (its ``scale`` column, 0 since version 12) scales all of
-    its codes alike, so the codes alone give the same row.
-    """
+
+def unpack(blobs: Sequence[bytes], codec: str) -> np.ndarray:
+    """The stored codes as one int8 row each (a 4-bit code's nibbles as -8..7): what the host keeps in memory
+    and multiplies exactly (``horma.vectors``)."""
     n = len(blobs)
     if codec not in CODECS:
         raise ValueError(f"unknown vector codec {codec!r}")
     if not n:
-        return np.zeros((0, 0), dtype=np.float32)
+        return np.zeros((0, 0), dtype=np.int8)
     if codec == CODEC:
         packed = np.frombuffer(b"".join(blobs), dtype=np.uint8).reshape(n, -1)
         codes = np.empty((n, 2 * packed.shape[1]), dtype=np.int8)
         codes[:, 0::2] = (packed & 15).astype(np.int8) + LOW
         codes[:, 1::2] = (packed >> 4).astype(np.int8) + LOW
-    else:
-        codes = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(n, -1)
+        return codes
+    return np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(n, -1)
+
+
+def normalized(codes: np.ndarray) -> np.ndarray:
+    """Rows of codes as unit-length float32 rows.
+
+    Rows are renormalized: clipping and rounding move a row's length, and the reader takes a dot product
+    with the query as its cosine. A row's step (its ``scale`` column, 0 since version 12) scales all of
+    its codes alike, so the codes alone give the same row.
+    """
+    if not len(codes):
+        return np.zeros((0, 0), dtype=np.float32)
     m = codes.astype(np.float32)
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 

@@ -5,9 +5,14 @@ The index keeps one vector per unit at 4 bits a dimension (``horma.core.index``,
 until the host's next write re-codes it); a process loads them once into one
 matrix and then only the rows added since (units are only ever appended; a
 rebuild or ``horma forget`` changes the count, and a model or codec change the
-rows: each reloads all). A query is one matrix-vector product: at 10^5 units a
-150 MB float32 matrix and a few milliseconds. Past 10^6 units an approximate index
-(usearch, sqlite-vec, FAISS) would take over; see docs/benchmarks.md.
+rows: each reloads all). The matrix holds the stored codes, a byte a dimension
+(384 bytes a unit; float32 rows took 1.5 KB). A query is quantized to int8 and
+multiplied with every row exactly in integers (``horma.int8_dot``: about 2 ms at
+10^5 units); that product, with a bound on the query's rounding, leaves the few
+rows that can be among the best, and their cosines are taken from their
+float32 rows, so the neighbours and their similarities are those of the float rows.
+Past 10^6 units an approximate index (usearch, sqlite-vec, FAISS) would take
+over; see docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -20,10 +25,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from horma.core import index as hi
-from horma.core.vectors import CODEC_KEY, INT8
+from horma.core.vectors import CODEC, CODEC_KEY, INT8
 from horma.embed import Embedder, default_embedder
-from horma.vector_codec import CODECS, decode
+from horma.int8_dot import dot
+from horma.vector_codec import CODECS, decode, normalized, unpack
 
+# The 4-bit code's -8..7 are stored as 0..15 plus nothing; the int8 code of older indexes as 0..255. Without
+# VNNI, onnxruntime's uint8 x int8 kernel sums pairs of products in int16, which saturates past 32767: a
+# query against 0..255 codes is rounded to +-64 steps (2 * 255 * 64 < 32767), against 0..15 to +-127.
+Q4_OFFSET, INT8_OFFSET = 8, 128
+QUERY_STEPS = {Q4_OFFSET: 127, INT8_OFFSET: 64}
 NEAR_K = 64  # neighbours handed to hsearch: more than a 1000-token context holds
 NEAR_LINES = 8  # note lines handed to it: hsearch --own keeps those near enough (horma.core.search.OWN_SIM)
 
@@ -35,7 +46,12 @@ class Table:
     model: str = ""
     codec: str = ""
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    m: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # unit-length rows
+    # the stored codes plus ``offset``, as uint8: onnxruntime multiplies uint8 by int8 about 3.5x faster
+    # than int8 by int8 (VPDPBUSD and VPMADDUBSW take an unsigned and a signed operand)
+    codes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.uint8))
+    offset: int = Q4_OFFSET
+    inv: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # 1 / a row's length
+    spread: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # sum |codes| * inv
     counter: bytes = b""  # the file's change counter when the rows were read (:func:`_change_counter`)
     # the lines of notes someone wrote (note_lines.q), read whole at each change: a few hundred, not 10^5
     line_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -53,7 +69,7 @@ class Near:
 
 _tables: dict[str, Table] = {}
 _lock = threading.Lock()
-# What a long-running server keeps loaded (float32, 1.5 KB a unit at 384 dimensions): the least
+# What a long-running server keeps loaded (about 400 bytes a unit at 384 dimensions): the least
 # recently used workspaces go first; a later query reloads them from the index.
 _MAX_ROWS = 1_000_000
 
@@ -93,9 +109,14 @@ def loaded(folder: str, conn: sqlite3.Connection) -> Table:
                                     (known_top,)).fetchall()
                 if rows:
                     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                    m = decode([r[1] for r in rows], codec)
+                    wide = unpack([r[1] for r in rows], codec).astype(np.int16)
+                    inv = 1.0 / np.maximum(np.sqrt((wide * wide).sum(axis=1, dtype=np.int64)), 1e-12)
+                    t.offset = Q4_OFFSET if codec == CODEC else INT8_OFFSET
+                    codes = (wide + t.offset).astype(np.uint8)
                     t.ids = np.concatenate([t.ids, ids])
-                    t.m = m if not len(t.m) else np.concatenate([t.m, m])
+                    t.codes = codes if not len(t.codes) else np.concatenate([t.codes, codes])
+                    t.inv = np.concatenate([t.inv, inv.astype(np.float32)])
+                    t.spread = np.concatenate([t.spread, (np.abs(wide).sum(axis=1) * inv).astype(np.float32)])
             t.line_ids, t.lines = _own_lines(conn, codec)
             t.counter = counter
             _tables[folder] = t
@@ -149,7 +170,7 @@ def meaning(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None 
     if not (len(t.ids) or len(t.line_ids)) or t.model != embedder.model_id:
         return Near()
     q = embedder.embed([query])[0]
-    return Near(_best(t.ids, t.m, q, k), _best(t.line_ids, t.lines, q, NEAR_LINES))
+    return Near(best_units(t, q, k), _best(t.line_ids, t.lines, q, NEAR_LINES))
 
 
 def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None = None) -> dict[int, float]:
@@ -157,13 +178,74 @@ def nearest(folder: str, query: str, k: int = NEAR_K, embedder: Embedder | None 
     return meaning(folder, query, k, embedder).units
 
 
+def best_units(t: Table, q: np.ndarray, k: int) -> dict[int, float]:
+    """The ``k`` units nearest ``q`` (a unit-length float32 vector) with their cosines, best first.
+
+    One exact integer product with the query rounded to int8 (step ``s``) gives each row's cosine within
+    ``s / 2 * sum|codes| / length`` (:attr:`Table.spread`); a row whose upper bound is under the k-th
+    best lower bound cannot be among the best. The rest, a few dozen rows, get their cosine from their
+    float32 rows (:func:`horma.vector_codec.normalized`): the neighbours and cosines a search of every
+    float32 row gives.
+    """
+    n = len(t.ids)
+    if not n:
+        return {}
+    k = min(k, n)
+    step = float(np.abs(q).max()) / QUERY_STEPS[t.offset] or 1.0
+    qi = np.rint(q / step).astype(np.int8)
+    # float32 throughout: 10^5 values a pass; its rounding (1e-7) is inside the 1e-5 the slack adds
+    near = (dot(t.codes, qi[:, None])[:, 0] - t.offset * int(qi.sum(dtype=np.int64))) * np.float32(step) * t.inv
+    slack = t.spread * np.float32(step / 2) + np.float32(1e-5)  # the query's rounding, and float32's
+    floor = np.partition(near - slack, n - k)[n - k]
+    rows = np.flatnonzero(near + slack >= floor)
+    return _best(t.ids[rows], normalized(signed(t, rows)), q, k)
+
+
+def signed(t: Table, rows: np.ndarray) -> np.ndarray:
+    """The stored codes of ``rows``, without the offset."""
+    return (t.codes[rows].astype(np.int16) - t.offset).astype(np.int8 if t.offset == Q4_OFFSET else np.int16)
+
+
+def alike(t: Table, rows: np.ndarray, floor: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each unit at ``rows``, those of its ``k`` nearest units (itself among them) at least ``floor`` like
+    it: (position in ``rows``, row of the unit, cosine), nearest first within a position; of units equally
+    near, the earlier. What the update links compare (``horma.update_links``).
+
+    The products are exact integers in the archive's own layout [units, rows], with no float copy of it;
+    only the few pairs at or over ``floor`` are then sorted, not every unit's cosine for each row: at 10^5
+    units a partition of each row's 10^5 cosines took most of a link's time.
+    """
+    mine = signed(t, rows)
+    if t.offset != Q4_OFFSET:  # older int8 codes, until the host's next write re-codes them: float rows
+        sims = normalized(signed(t, np.arange(len(t.ids)))) @ normalized(mine).T
+    else:  # (c + 8) . m = c . m + 8 * sum(m); each product is an integer that float32 holds exactly
+        products = dot(t.codes, mine.T)
+        products -= (t.offset * mine.sum(axis=1, dtype=np.int32))[None, :]
+        sims = np.multiply(products, t.inv[:, None], dtype=np.float32)  # in place from here: 10^5 x CHUNK
+        sims *= t.inv[rows][None, :]
+    unit, pos = np.nonzero(sims >= floor)
+    cos = sims[unit, pos]
+    # by position, nearest first, then the earlier unit (nonzero lists units in order; the sort is stable)
+    order = np.argsort(pos * 4.0 - cos, kind="stable")
+    pos, unit, cos = pos[order], unit[order], cos[order]
+    keep = np.arange(len(pos)) - np.searchsorted(pos, pos) < k  # the first k of each position
+    return pos[keep], unit[keep], cos[keep]
+
+
 def _best(ids: np.ndarray, m: np.ndarray, q: np.ndarray, k: int) -> dict[int, float]:
+    """The ``k`` rows of ``m`` nearest ``q``; of rows equally near (copies of one text), the earlier id first.
+
+    Each cosine is a row's own sum (numpy's, in float32), not a BLAS product's: BLAS sums a row in an order
+    that depends on where the row lies in the matrix, so copies of one text came out a last bit apart,
+    differently in a search of every row and in one of the rows :func:`best_units` keeps.
+    """
     if not len(ids):
         return {}
-    sims = m @ q
+    sims = (m * q).sum(axis=1)
     k = min(k, len(sims))
-    top = np.argpartition(-sims, k - 1)[:k]
-    top = top[np.argsort(-sims[top])]
+    edge = np.partition(sims, len(sims) - k)[len(sims) - k]  # the k-th largest
+    top = np.flatnonzero(sims >= edge)
+    top = top[np.lexsort((ids[top], -sims[top]))][:k]
     return {int(ids[i]): round(float(sims[i]), 4) for i in top}
 
 

@@ -28,9 +28,10 @@ from horma.core import index as HI
 from horma.core.vectors import CODEC, CODEC_KEY, INT8, Encoder, embed_text
 from horma.embed import DEFAULT_MODEL_ID, Embedder, default_embedder
 from horma.index import index_folder, open_index, rebuild
+from horma.int8_dot import dot
 from horma.resources import CORE
-from horma.vector_codec import decode, encode
-from horma.vectors import _tables, loaded, nearest
+from horma.vector_codec import decode, encode, normalized
+from horma.vectors import _best, _tables, alike, best_units, loaded, nearest, signed
 from horma.workspace import Unit, Workspace
 
 BACKENDS = [pytest.param("local")] + [pytest.param(b, marks=getattr(pytest.mark, b)) for b in ("docker", "bwrap")]
@@ -251,6 +252,100 @@ def test_the_int8_code_of_older_indexes_still_decodes():
     assert (back * exact).sum(axis=1).min() > 0.999
     with pytest.raises(ValueError, match="unknown vector codec"):
         decode(q, "q2")
+
+
+def test_the_int8_product_is_exact():
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 16, (500, 384), dtype=np.uint8)
+    b = rng.integers(-128, 128, (384, 3), dtype=np.int8)
+    a[0], b[:, 0], b[::2, 1] = 15, -128, 127  # the extremes a search hands it (4-bit codes, a query's steps)
+    assert np.array_equal(dot(a, b), a.astype(np.int64) @ b.astype(np.int64))
+    old = rng.integers(0, 256, (50, 384), dtype=np.uint8)  # an older index's int8 codes, with +-64 steps
+    steps = rng.integers(-64, 65, (384, 2), dtype=np.int8)
+    assert np.array_equal(dot(old, steps), old.astype(np.int64) @ steps.astype(np.int64))
+
+
+def archive_of(folder: Path, rows: np.ndarray, codec: str = CODEC) -> None:
+    """``rows`` stored as the index stores unit vectors, with the model's id: what a search loads."""
+    conn = HI.connect(str(folder))
+    with conn:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES('embed_model', ?)", (default_embedder().model_id,))
+        conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (CODEC_KEY, codec))
+        coded = encode(rows) if codec == CODEC else int8_rows(rows)[0]
+        conn.executemany("INSERT INTO vectors(unit, q, scale) VALUES(?, ?, 0)",
+                         [(i + 1, q) for i, q in enumerate(coded)])
+    conn.close()
+
+
+def test_the_nearest_units_and_their_cosines_are_those_of_the_float_rows(tmp_path: Path):
+    """The search multiplies the stored codes in integers and takes float cosines only for the rows that can
+    be among the best: the neighbours, their order and their cosines are those of a float32 product with
+    every row, on an archive full of near-copies and exact copies (ties), where a loose bound would show."""
+    e = default_embedder()
+    texts = [PET, *DISTRACTORS, "Thanks!", "ok", "We adopted a cat from the shelter on Saturday."]
+    base = e.embed(texts)
+    rng = np.random.default_rng(3)
+    pick = rng.integers(0, len(base), 6000)
+    rows = base[pick] + rng.normal(0, 0.02, (6000, base.shape[1])).astype(np.float32)
+    rows[::7] = base[pick[::7]]  # exact copies: equal codes, equal cosines
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    archive_of(tmp_path, rows)
+    with closing(HI.connect(str(tmp_path), readonly=True)) as conn:
+        t = loaded(str(tmp_path), conn)
+    assert t.codes.dtype == np.uint8 and t.codes.nbytes == 6000 * base.shape[1]  # a byte a dimension in memory
+    m = normalized(signed(t, np.arange(6000)))
+    queries = [*e.embed(["Which pet do I have?", "thank you", "Is the report late?"]), *m[:20:4],
+               *(rows[rng.integers(0, 6000, 10)] + rng.normal(0, 0.05, (10, base.shape[1])).astype(np.float32))]
+    for q in queries:
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        for k in (1, 64, 500):
+            want = _best(t.ids, m, q, k)
+            got = best_units(t, q, k)
+            assert sorted(got.items()) == sorted(want.items())
+            assert list(got.values()) == sorted(got.values(), reverse=True)
+    assert best_units(t, queries[0], 10_000).keys() == set(t.ids.tolist())  # k past the archive: every unit
+
+
+def test_an_older_indexs_int8_codes_are_searched_and_linked_as_their_float_rows(tmp_path: Path):
+    e = default_embedder()
+    rows = e.embed([PET, *DISTRACTORS, "Thanks!", "ok"] * 30)
+    rows += np.random.default_rng(5).normal(0, 0.03, rows.shape).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    archive_of(tmp_path, rows, INT8)
+    with closing(HI.connect(str(tmp_path), readonly=True)) as conn:
+        t = loaded(str(tmp_path), conn)
+    m = normalized(signed(t, np.arange(len(t.ids))))
+    assert np.abs(m - decode(int8_rows(rows)[0], INT8)).max() == 0  # the codes as stored, not re-coded
+    for q in e.embed(["Which pet do I have?", "thank you", "Is the report late?", "the hallway paint"]):
+        assert list(best_units(t, q, 20).items()) == list(_best(t.ids, m, q, 20).items())
+    assert_alike_as_float_rows(t, m, np.array([1, 2, 40]))
+
+
+def assert_alike_as_float_rows(t, m: np.ndarray, rows: np.ndarray, floor: float = 0.5, k: int = 5) -> None:
+    """``alike`` gives what the update links took from a float product before: of each row's k nearest
+    (argpartition of every cosine), those at least ``floor`` like it, with their cosines (taken in float64
+    here: float32's sum of 384 products strays by a few 1e-6, the integer products do not)."""
+    m = m.astype(np.float64)
+    sims = m[rows] @ m.T
+    near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    want = {(i, int(j)): float(sims[i, j]) for i in range(len(rows)) for j in near[i] if sims[i, j] >= floor}
+    pos, unit, cos = alike(t, rows, floor, k)
+    got = {(int(i), int(j)): float(c) for i, j, c in zip(pos, unit, cos, strict=True)}
+    assert got.keys() == want.keys() and len(want) > len(rows)  # more than each row's own likeness
+    assert max(abs(got[p] - want[p]) for p in want) < 1e-6
+
+
+def test_the_update_links_compare_as_the_float_rows_did(tmp_path: Path):
+    texts = [PET, *DISTRACTORS, "We adopted a cat from the shelter on Saturday.", "The report is late again."]
+    rows = np.repeat(default_embedder().embed(texts), 8, axis=0)
+    rows += np.random.default_rng(11).normal(0, 0.02, rows.shape).astype(np.float32)  # near-copies, no ties
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    archive_of(tmp_path, rows)
+    with closing(HI.connect(str(tmp_path), readonly=True)) as conn:
+        t = loaded(str(tmp_path), conn)
+    m = normalized(signed(t, np.arange(len(t.ids))))
+    assert_alike_as_float_rows(t, m, np.array([0, 3, 5, 17, 70]))
+    assert_alike_as_float_rows(t, m, np.arange(len(t.ids)), floor=0.6, k=17)
 
 
 # -- the vectors in the index --------------------------------------------------------------------

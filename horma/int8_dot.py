@@ -1,6 +1,6 @@
 """Exact products of uint8 by int8 matrices (int32 results) through onnxruntime's ``MatMulInteger``.
 
-Why: the host keeps a workspace's unit vectors in memory as their stored codes, one int8 a dimension
+Why: the host keeps a workspace's unit vectors in memory as their stored codes, a byte a dimension
 (``horma.vectors``): 384 bytes a unit where float32 rows took 1.5 KB, so a server holding 10^6 units keeps
 0.4 GB, not 1.5 GB. numpy multiplies integers without BLAS: at 10^5 units a query's product takes about
 40 ms in int8 (and wraps around), 680 ms in int32, against 6.5-8 ms for the float32 rows (bound by
@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-_UINT8, _INT8, _INT32 = 2, 3, 6  # TensorProto.DataType
 _session: Any = None
 _lock = threading.Lock()
 
@@ -37,7 +36,7 @@ def _graph() -> Any:
         if _session is None:
             import onnxruntime as ort
 
-            from horma.embed_int8 import onnx_classes
+            from horma.embed_int8 import _INT8, _INT32, _UINT8, onnx_classes
 
             model_cls, _, _ = onnx_classes()
             model = model_cls(ir_version=8)

@@ -183,7 +183,7 @@ def best_units(t: Table, q: np.ndarray, k: int) -> dict[int, float]:
 
     One exact integer product with the query rounded to int8 (step ``s``) gives each row's cosine within
     ``s / 2 * sum|codes| / length`` (:attr:`Table.spread`); a row whose upper bound is under the k-th
-    best lower bound cannot be among the best. The rest, a few dozen rows, get their cosine from their
+    best lower bound cannot be among the best. The rest, about a hundred rows, get their cosine from their
     float32 rows (:func:`horma.vector_codec.normalized`): the neighbours and cosines a search of every
     float32 row gives.
     """
@@ -202,8 +202,8 @@ def best_units(t: Table, q: np.ndarray, k: int) -> dict[int, float]:
 
 
 def signed(t: Table, rows: np.ndarray) -> np.ndarray:
-    """The stored codes of ``rows``, without the offset."""
-    return (t.codes[rows].astype(np.int16) - t.offset).astype(np.int8 if t.offset == Q4_OFFSET else np.int16)
+    """The stored codes of ``rows``, without the offset (int16: an older index's codes reach -128)."""
+    return t.codes[rows].astype(np.int16) - t.offset
 
 
 def alike(t: Table, rows: np.ndarray, floor: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

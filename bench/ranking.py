@@ -9,7 +9,9 @@ scores the ranking ``hsearch`` prints (horma/core/search.py, run on the host
 with the same inputs the navigator hands it: the query's nearest units and
 the question's date) under each budget, filled as ``hsearch --budget`` fills
 it. ``--set NAME=VALUE`` overrides a ranking constant of horma.core.search for
-the run, so a sweep is one command per setting.
+the run, so a sweep is one command per setting; ``--set MODULE.NAME=VALUE`` one of
+another module of horma.core that the ranking reads (``updates.TOP=0``: no turn
+gives its place to its update, the update links' ablation).
 
 Evidence recall counts evidence unit ids among the context's units (the
 navigator selects raw lines whole, so this equals bench/retrieval.py's strict
@@ -24,6 +26,8 @@ Examples:
   python bench/ranking.py longmemeval /tmp/lme_dev_haystack.json --budget 3000 --per-type 8 --flat bm25,hybrid
   python bench/ranking.py locomo bench/data/assistant_chats.json --categories 11,12,13,14,15,16 --set SEM_WEIGHT=1
   python bench/ranking.py locomo ../shared/data/locomo/locomo_dev.json --layers none   (the notes ablation)
+  python bench/ranking.py locomo bench/data/holdout_chats.json --categories 11,12,13,14,15,16,17 --set updates.TOP=0
+      (the update links' ablation: a question about the present without its newer values)
   python bench/ranking.py locomo bench/data/user_chats.json --categories 11,12,13,14,15,16 \
       --budget 100,150,200,300,500,1000 --flat dense,hybrid   (evidence share at equal recall)
   python bench/ranking.py locomo bench/data/holdout_chats.json --categories 11,12,13,14,15,16 \
@@ -37,6 +41,7 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -98,6 +103,34 @@ def build(root: Path, sessions: list, per_turn: bool = False) -> None:
     (root / ".built").write_text("1")
 
 
+def override(item: str) -> None:
+    """Set the ranking constant ``item`` names (``NAME=VALUE`` of horma.core.search, ``MODULE.NAME=VALUE`` of
+    another module of horma.core) for this run, as the type of its value; ValueError says what is wrong."""
+    name, eq, value = item.partition("=")
+    where, _, const = name.rpartition(".")
+    if not eq or not const.isupper() or not const.replace("_", "").isalnum():
+        raise ValueError(f"{item!r} is not NAME=VALUE (an upper-case constant, e.g. SEM_WEIGHT=1 or updates.TOP=0)")
+    try:
+        module = importlib.import_module(f"horma.core.{where}") if where else search
+    except ImportError:
+        raise ValueError(f"{where!r} is not a module of horma.core") from None
+    if not hasattr(module, const):
+        raise ValueError(f"{const!r} is not a ranking constant of {module.__name__}")
+    old = getattr(module, const)
+    if not isinstance(old, (int, float, str)) or isinstance(old, bool):
+        raise ValueError(f"{module.__name__}.{const} is not a number or a string")
+    if isinstance(old, str):
+        setattr(module, const, value)
+        return
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{module.__name__}.{const}: {value!r} is not a number") from None
+    if isinstance(old, int) and not number.is_integer():
+        raise ValueError(f"{module.__name__}.{const}: {value!r} is not a whole number")
+    setattr(module, const, type(old)(number))
+
+
 def fill(ranked, budget: int, evidence: set[str], cut: float = 0.0, pad: bool = False,
          root: Path | None = None) -> tuple[list[str], int, int]:
     used, segs, chosen, ev_tokens = 0, set(), [], 0
@@ -152,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workdir", default="", help="where the workspaces are kept (default ~/.cache/horma-bench/<file>)")
     p.add_argument("--semantic", default="on", choices=("on", "off"), help="hand the ranking the nearest units")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a ranking constant of horma.core.search (repeatable)")
+                   help="override a ranking constant of horma.core.search, or MODULE.NAME one of another "
+                        "module of horma.core (updates.TOP=0) (repeatable)")
     p.add_argument("--flat", default="", help="comma list of flat baselines to run beside: bm25,dense,hybrid")
     p.add_argument("--cut", type=float, default=0.0, help="stop at lines scoring under PCT percent of the best")
     p.add_argument("--fill", action="store_true",
@@ -169,11 +203,10 @@ def main(argv: list[str] | None = None) -> int:
                         "as JSON: two versions' files are equal when no ranking changed")
     args = p.parse_args(argv)
     for item in args.set:
-        name, _, value = item.partition("=")
-        if not hasattr(search, name) or not name.isupper():
-            p.error(f"--set: {name!r} is not a ranking constant of horma.core.search")
-        old = getattr(search, name)
-        setattr(search, name, value if isinstance(old, str) else type(old)(float(value)))
+        try:
+            override(item)
+        except ValueError as exc:
+            p.error(f"--set: {exc}")
     layers = search.DEFAULT_LAYERS if args.layers == "default" else tuple(
         x for x in args.layers.split(",") if x and x != "none")
     if unknown := set(layers) - set(search.LAYERS):

@@ -20,7 +20,8 @@ The model loads once per process (:func:`default_embedder`); the MCP server
 and ``horma.Memory`` keep it for their life.
 
 Speed: the graph keeps its weights as int8 but casts them to float32 at load; at load its weight products
-are rewritten, in memory, into int8 dot products (:mod:`horma.embed_int8`). Each session runs one thread
+are rewritten, in memory, into int8 dot products (:mod:`horma.embed_int8`; the rewrite is kept on disk for
+the next process, :mod:`horma.embed_cache`). Each session runs one thread
 and each of two sessions takes the next run of texts when it is free: onnxruntime releases the GIL, and
 one thread per run saves the cost of splitting every small product in two.
 """
@@ -39,7 +40,9 @@ from typing import Any
 
 import numpy as np
 
+from horma import embed_int8
 from horma.core.vectors import Encoder
+from horma.embed_cache import GraphCache
 from horma.embed_int8 import CALIBRATION, int8_graph
 from horma.errors import MissingExtra
 from horma.vector_codec import encode
@@ -144,11 +147,21 @@ class Embedder(Encoder):
             self.tokenizer.enable_truncation(MAX_TOKENS)
             self.tokenizer.no_padding()
             if int8:
-                try:
-                    graph = int8_graph(model, lambda probe, names: self._peaks(ort, opts, probe, names))
-                    if graph is not None:
+                cache = GraphCache([model, tokenizer, Path(__file__), Path(embed_int8.__file__)], ort.__version__)
+                graph = cache.read()
+                if graph is not None:
+                    try:
                         self.sessions = [ort.InferenceSession(graph, opts, providers=providers)]
                         self.int8 = True
+                    except Exception:  # a damaged cached file: rewritten below
+                        cache.drop()
+                try:
+                    if not self.int8:
+                        graph = int8_graph(model, lambda probe, names: self._peaks(ort, opts, probe, names))
+                        if graph is not None:
+                            self.sessions = [ort.InferenceSession(graph, opts, providers=providers)]
+                            self.int8 = True
+                            cache.write(graph)
                 except Exception:  # a graph or an onnxruntime the rewrite cannot serve: the float products
                     self.int8 = False
             if not self.int8:  # a file that is no model fails here, with what onnxruntime says of it

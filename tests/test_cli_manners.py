@@ -60,7 +60,9 @@ def test_the_demo_builds_in_one_cache_folder_and_leaves_no_temp_folders(tmp_path
                               text=True, timeout=120, env=env, check=False)
         assert done.returncode == 0, done.stderr
         assert f"horma tree {tmp_path / 'cache' / 'horma' / 'demo'}" in done.stdout
-    assert sorted(p.name for p in (tmp_path / "cache" / "horma").iterdir()) == ["demo"]
+    # the demo's one folder, and the embedding model's rewrite kept for the next process (horma/embed_cache.py)
+    assert sorted(p.name for p in (tmp_path / "cache" / "horma").iterdir()) == ["demo", "embed"]
+    assert [p.suffix for p in (tmp_path / "cache" / "horma" / "embed").iterdir()] == [".onnx"]
     assert len(list((tmp_path / "cache" / "horma" / "demo" / "raw").iterdir())) == 4  # rebuilt, not added to
     assert [p for p in (tmp_path / "tmp").iterdir() if p.is_dir()] == []  # (a library drops a .ses file there)
     (tmp_path / "cache" / "horma" / "demo" / ".horma" / "workspace.yaml").unlink()  # not ours to delete any more

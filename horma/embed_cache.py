@@ -27,6 +27,7 @@ STALE_PART = 600.0  # seconds: a partial file this old is a killed writer's, not
 
 
 def cache_folder() -> Path:
+    """Raises RuntimeError where no home folder is known (a uid without a passwd entry and no ``HOME``)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "horma" / "embed"
 
 
@@ -46,11 +47,18 @@ class GraphCache:
     """The cached rewrite for one set of inputs."""
 
     def __init__(self, inputs: Sequence[Path], runtime: str):
-        self.folder = cache_folder()
-        self.path = self.folder / f"{PREFIX}{_digest(inputs, runtime)}{SUFFIX}"
+        """No place to keep it (no home folder, an input that cannot be read) leaves the cache off."""
+        self.path: Path | None = None
+        try:
+            self.folder = cache_folder()
+            self.path = self.folder / f"{PREFIX}{_digest(inputs, runtime)}{SUFFIX}"
+        except (OSError, RuntimeError):
+            return
 
     def read(self) -> bytes | None:
         """The cached graph; None when there is none, or it is not this user's alone to write."""
+        if self.path is None:
+            return None
         try:
             st = self.path.stat()
             if st.st_uid != os.getuid() or st.st_mode & 0o022 or not st.st_size:
@@ -61,12 +69,15 @@ class GraphCache:
 
     def drop(self) -> None:
         """Forget a cached graph onnxruntime could not load."""
-        with contextlib.suppress(OSError):
-            self.path.unlink()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
     def write(self, graph: bytes) -> None:
         """Keep ``graph`` (atomically: a reader sees the whole file or none) and remove every other; best
         effort, a folder that cannot be written only costs the next process the rewrite."""
+        if self.path is None:
+            return
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".part", dir=self.folder)
@@ -82,6 +93,7 @@ class GraphCache:
         self._prune()
 
     def _prune(self) -> None:
+        assert self.path is not None  # written just before
         now = time.time()
         for other in self.folder.glob(f"{PREFIX}*"):
             try:

@@ -69,6 +69,21 @@ def test_a_cache_that_cannot_be_written_only_costs_the_rewrite(tmp_path, monkeyp
     assert blocked.read_text() == "not a folder"
 
 
+def test_no_home_folder_leaves_the_cache_off(tmp_path, monkeypatch):
+    """A uid without a passwd entry and no HOME or XDG_CACHE_HOME (a container run as an arbitrary user):
+    Path.home() raises RuntimeError, which must not stop the model from loading."""
+    import pathlib
+
+    def nowhere() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(pathlib.Path, "home", staticmethod(nowhere))
+    e = Embedder()
+    assert e.int8 and e.embed(TEXTS).shape == (3, e.dim)
+    assert GraphCache([], "1").read() is None
+
+
 def test_one_graph_is_kept_and_a_killed_writers_part_goes(cache_home, tmp_path):
     folder = cache_home / "horma" / "embed"
     folder.mkdir(parents=True)

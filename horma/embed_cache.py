@@ -32,8 +32,8 @@ def cache_folder() -> Path:
 
 
 def _digest(inputs: Sequence[Path], runtime: str) -> str:
-    """What the rewrite depends on: each input file's size, change time and first MiB (the model's weights
-    start there, and a replaced file has a new change time), and the onnxruntime version."""
+    """What the rewrite depends on: each input file's path, size, modification time and first MiB (a file
+    replaced in place has a new modification time), and the onnxruntime version."""
     h = hashlib.sha256(runtime.encode())
     for path in inputs:
         st = path.stat()
